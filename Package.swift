@@ -1,0 +1,66 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "Canopy",
+    platforms: [.macOS(.v15), .iOS(.v18)],
+    products: [
+        .library(name: "Canopy", targets: ["Canopy"]),
+        .library(name: "CanopyServer", targets: ["CanopyServer"]),
+        .library(name: "CanopyTree", targets: ["CanopyTree"]),
+        .library(name: "CanopyStorage", targets: ["CanopyStorage"]),
+        .library(name: "CanopyWire", targets: ["CanopyWire"]),
+        .library(name: "CanopyWebSocket", targets: ["CanopyWebSocket"]),
+        .library(name: "CanopySync", targets: ["CanopySync"]),
+        .library(name: "CanopyRules", targets: ["CanopyRules"]),
+        .executable(name: "canopy", targets: ["canopy"]),
+    ],
+    targets: [
+        // System libraries.
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
+        ),
+        .systemLibrary(
+            name: "CWebSockets",
+            pkgConfig: "libwebsockets",
+            providers: [.apt(["libwebsockets-dev", "libssl-dev"]), .brew(["libwebsockets"])]
+        ),
+
+        // The data model: paths, nodes, JSON, ordering, queries, hashing, push ids.
+        .target(name: "CanopyTree"),
+        // Persistence protocols and backends (SQLite, JSON file, in memory).
+        .target(name: "CanopyStorage", dependencies: ["CanopyTree", "CSQLite"]),
+        // The wire protocol as Swift values, framing, transports, loopback.
+        .target(name: "CanopyWire", dependencies: ["CanopyTree"]),
+        // libwebsockets client transport and server listener.
+        .target(name: "CanopyWebSocket", dependencies: ["CanopyWire", "CWebSockets"]),
+        // The client engine.
+        .target(name: "CanopySync", dependencies: ["CanopyTree", "CanopyStorage", "CanopyWire"]),
+        // The public client API.
+        .target(name: "Canopy", dependencies: ["CanopySync", "CanopyTree", "CanopyWire", "CanopyWebSocket"]),
+        // Security rules.
+        .target(name: "CanopyRules", dependencies: ["CanopyTree"]),
+        // The server engine.
+        .target(
+            name: "CanopyServer",
+            dependencies: ["CanopyTree", "CanopyStorage", "CanopyWire", "CanopyRules"]
+        ),
+        // The command-line tool.
+        .executableTarget(
+            name: "canopy",
+            dependencies: ["Canopy", "CanopyServer", "CanopyWebSocket", "CanopyStorage"]
+        ),
+        // Benchmarks (executables that print ratios against a baseline measured in the same run).
+        .executableTarget(
+            name: "CanopyJSONBenchmark",
+            dependencies: ["CanopyTree"]
+        ),
+
+        .testTarget(name: "CanopyTreeTests", dependencies: ["CanopyTree"]),
+        .testTarget(name: "CanopyStorageTests", dependencies: ["CanopyStorage"]),
+        .testTarget(name: "CanopyWebSocketTests", dependencies: ["CanopyWebSocket"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

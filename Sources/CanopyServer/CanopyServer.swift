@@ -1,0 +1,4 @@
+import CanopyTree
+
+/// The server engine's module marker; the engine lands with the server issue.
+public enum ServerInfo {}
