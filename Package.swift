@@ -60,6 +60,7 @@ let package = Package(
 
         .testTarget(name: "CanopyTreeTests", dependencies: ["CanopyTree"]),
         .testTarget(name: "CanopyStorageTests", dependencies: ["CanopyStorage"]),
+        .testTarget(name: "CanopyWireTests", dependencies: ["CanopyWire"]),
         .testTarget(name: "CanopyWebSocketTests", dependencies: ["CanopyWebSocket"]),
     ],
     swiftLanguageModes: [.v6]
