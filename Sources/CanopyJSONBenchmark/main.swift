@@ -1,1 +1,186 @@
-print("placeholder")
+// Measures CanopyTree's JSON parser and serializer against Foundation's JSONSerialization
+// on the same ~10 MB document in one run, and prints throughput, ratios and whether the
+// targets (parse ≥ 3×, serialize ≥ 10× Foundation) are met.
+//
+// Run with: swift run -c release CanopyJSONBenchmark
+
+import CanopyTree
+import Foundation
+
+/// SplitMix64: a deterministic generator so every run measures the same document.
+struct BenchmarkRandom: RandomNumberGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) {
+        state = seed
+    }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    mutating func pick<T>(_ options: [T]) -> T {
+        options[Int(next() % UInt64(options.count))]
+    }
+
+    mutating func below(_ bound: Int) -> Int {
+        Int(next() % UInt64(bound))
+    }
+
+    mutating func unit() -> Double {
+        Double(next() >> 11) / Double(1 << 53)
+    }
+}
+
+/// Builds a realistic document: users with profiles, posts and comments.
+struct DocumentGenerator {
+    var random = BenchmarkRandom(seed: 20_261_129)
+
+    static let words = [
+        "tree", "canopy", "sync", "offline", "listen", "query", "snapshot", "value", "write",
+        "server", "client", "cache", "priority", "index", "realtime", "database", "Zürich",
+        "naïve", "café", "東京", "données", "προσοχή", "😀", "🌲", "réseau", "Straße", "über",
+        "the", "a", "of", "and", "with", "quickly", "jumps", "over", "lazy", "fox",
+    ]
+    static let cities = ["Zürich", "São Paulo", "Kraków", "Reykjavík", "東京", "New York", "Berlin", "Montréal"]
+    static let tags = ["swift", "linux", "json", "perf", "db", "ios", "server", "tips", "news", "misc"]
+
+    mutating func sentence(words count: Int) -> String {
+        var parts: [String] = []
+        for _ in 0 ..< count {
+            var word = random.pick(Self.words)
+            switch random.below(40) {
+            case 0: word = "\"\(word)\""
+            case 1: word += "\n"
+            case 2: word += "\t"
+            case 3: word = "C:\\\(word)"
+            default: break
+            }
+            parts.append(word)
+        }
+        return parts.joined(separator: " ") + "."
+    }
+
+    mutating func comment(id: Int) -> JSONValue {
+        .object([
+            JSONMember("id", .int(Int64(id))),
+            JSONMember("author", .string("user\(random.below(100_000))")),
+            JSONMember("text", .string(sentence(words: 4 + random.below(12)))),
+            JSONMember("likes", .int(Int64(random.below(500)))),
+            JSONMember("created", .int(1_700_000_000_000 + Int64(random.below(100_000_000)))),
+        ])
+    }
+
+    mutating func post(id: Int) -> JSONValue {
+        let comments = (0 ..< random.below(4)).map { comment(id: id * 10 + $0) }
+        return .object([
+            JSONMember("id", .int(Int64(id))),
+            JSONMember("title", .string(sentence(words: 3 + random.below(6)))),
+            JSONMember("body", .string(sentence(words: 20 + random.below(60)))),
+            JSONMember("likes", .int(Int64(random.below(10_000)))),
+            JSONMember("ratio", .double((random.unit() * 1000).rounded() / 1000)),
+            JSONMember("score", .double(random.unit() * 100)),
+            JSONMember("published", .bool(random.below(4) != 0)),
+            JSONMember("created", .int(1_600_000_000_000 + Int64(random.below(200_000_000_000)))),
+            JSONMember("tags", .array((0 ..< random.below(5)).map { _ in .string(random.pick(Self.tags)) })),
+            JSONMember("comments", .array(comments)),
+        ])
+    }
+
+    mutating func user(id: Int) -> JSONValue {
+        let posts = (0 ..< 1 + random.below(6)).map { post(id: id * 100 + $0) }
+        return .object([
+            JSONMember("id", .int(Int64(id))),
+            JSONMember("name", .string("\(random.pick(["Ana", "Björn", "Chloé", "Dmitri", "Eun-ji", "Fatima", "Γιώργος"])) \(random.pick(["Smith", "Müller", "García", "Nakamura", "O'Brien", "Kowalski"]))")),
+            JSONMember("email", .string("user\(id)@example.com")),
+            JSONMember("age", .int(Int64(18 + random.below(70)))),
+            JSONMember("balance", .double((random.unit() * 1_000_000).rounded() / 100)),
+            JSONMember("active", .bool(random.below(2) == 0)),
+            JSONMember("manager", random.below(3) == 0 ? .null : .int(Int64(random.below(id + 1)))),
+            JSONMember("location", .object([
+                JSONMember("city", .string(random.pick(Self.cities))),
+                JSONMember("lat", .double(random.unit() * 180 - 90)),
+                JSONMember("lng", .double(random.unit() * 360 - 180)),
+            ])),
+            JSONMember("bio", .string(sentence(words: 5 + random.below(30)))),
+            JSONMember("posts", .array(posts)),
+        ])
+    }
+
+    /// Users are added until the compact serialization reaches `targetBytes`.
+    mutating func document(targetBytes: Int) -> JSONValue {
+        var users: [JSONValue] = []
+        var size = 0
+        while size < targetBytes {
+            let next = user(id: users.count)
+            size += next.serializedBytes().count + 1
+            users.append(next)
+        }
+        return .object([
+            JSONMember("version", .int(3)),
+            JSONMember("generated", .string("2026-11-29T12:00:00Z")),
+            JSONMember("users", .array(users)),
+        ])
+    }
+}
+
+/// The best wall time of `repetitions` runs of `body`, in seconds.
+func bestTime(repetitions: Int, _ body: () throws -> Void) rethrows -> Double {
+    let clock = ContinuousClock()
+    var best = Double.infinity
+    for _ in 0 ..< repetitions {
+        let elapsed = try clock.measure(body)
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+        best = min(best, seconds)
+    }
+    return best
+}
+
+func format(_ value: Double) -> String {
+    String(format: "%8.1f", value)
+}
+
+let repetitions = 7
+var generator = DocumentGenerator()
+let document = generator.document(targetBytes: 10_000_000)
+let bytes = document.serializedBytes()
+let megabytes = Double(bytes.count) / 1_000_000
+let data = Data(bytes)
+print("document: \(bytes.count) bytes (\(String(format: "%.2f", megabytes)) MB), best of \(repetitions) runs")
+
+// Correctness check before timing.
+let reparsed = try JSONParser.parse(bytes)
+guard reparsed == document, reparsed.serializedBytes() == bytes else {
+    print("FAIL: round trip through CanopyTree changed the document")
+    exit(1)
+}
+let foundationObject = try JSONSerialization.jsonObject(with: data)
+
+var sink = 0
+let ourParse = try bestTime(repetitions: repetitions) {
+    let value = try JSONParser.parse(bytes)
+    if case .object(let members) = value { sink &+= members.count }
+}
+let foundationParse = try bestTime(repetitions: repetitions) {
+    let object = try JSONSerialization.jsonObject(with: data)
+    if let dictionary = object as? NSDictionary { sink &+= dictionary.count }
+}
+let ourSerialize = bestTime(repetitions: repetitions) {
+    sink &+= document.serializedBytes().count
+}
+let foundationSerialize = try bestTime(repetitions: repetitions) {
+    sink &+= try JSONSerialization.data(withJSONObject: foundationObject).count
+}
+
+let parseRatio = foundationParse / ourParse
+let serializeRatio = foundationSerialize / ourSerialize
+print("                       CanopyTree   Foundation   ratio")
+print("parse      (MB/s)      \(format(megabytes / ourParse))     \(format(megabytes / foundationParse))   \(String(format: "%5.1f", parseRatio))×")
+print("serialize  (MB/s)      \(format(megabytes / ourSerialize))     \(format(megabytes / foundationSerialize))   \(String(format: "%5.1f", serializeRatio))×")
+print("target parse ≥ 3× Foundation:      \(parseRatio >= 3 ? "MET" : "NOT MET")")
+print("target serialize ≥ 10× Foundation: \(serializeRatio >= 10 ? "MET" : "NOT MET")")
+if sink == 42 { print("") }
