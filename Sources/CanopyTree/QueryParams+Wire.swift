@@ -102,29 +102,13 @@ extension QueryParams {
         return bound.isInclusive ? nil : exclusiveSentinel.string
     }
 
-    /// The compact, deterministic text of a flat object of leaves (the identifier). Integral
-    /// numbers print without a fraction so that `1` and `1.0` give the same text.
+    /// The compact, deterministic text of the sorted wire members (the identifier).
+    /// Integral numbers print without a fraction so that `1` and `1.0` give the same text.
     static func canonicalText(_ members: [JSONMember]) -> String {
-        var text = "{"
-        for (n, member) in members.enumerated() {
-            if n > 0 { text += "," }
-            appendQuoted(member.key, to: &text)
-            text += ":"
-            switch member.value {
-            case .null: text += "null"
-            case .bool(let b): text += b ? "true" : "false"
-            case .int(let i): text += String(i)
-            case .double(let d):
-                if let i = QueryParams.integral(d) {
-                    text += String(i)
-                } else {
-                    text += d.description
-                }
-            case .string(let s): appendQuoted(s, to: &text)
-            case .array, .object: text += "null"  // never produced: bounds are leaves
-            }
-        }
-        return text + "}"
+        JSONValue.object(members.map { member in
+            if case .double(let d) = member.value, let i = integral(d) { return JSONMember(member.key, .int(i)) }
+            return member
+        }).serialized()
     }
 
     /// `d` as an integer when it is integral and within ±2⁵³ (checked without libm).
@@ -132,21 +116,5 @@ extension QueryParams {
         guard d > -9_007_199_254_740_992 && d < 9_007_199_254_740_992 else { return nil }
         let i = Int64(d)
         return Double(i) == d ? i : nil
-    }
-
-    /// Appends `s` as a JSON string literal.
-    private static func appendQuoted(_ s: String, to text: inout String) {
-        text += "\""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": text += "\\\""
-            case "\\": text += "\\\\"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                text += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: text.unicodeScalars.append(scalar)
-            }
-        }
-        text += "\""
     }
 }
