@@ -14,8 +14,8 @@ extension Node {
     /// Server-value placeholders are never part of data a hash is compared against (they
     /// are resolved before anything is cached or stored). They are hashed the way the
     /// JavaScript client hashes them: a placeholder leaf as `object:[object Object]`, a
-    /// placeholder priority as `string:[object Object]`, sorting after "no priority" and
-    /// before numeric priorities.
+    /// placeholder priority as `string:[object Object]`; a placeholder priority sorts after
+    /// "no priority" and before numeric priorities.
     ///
     /// Computed on demand, recursively: cost is linear in the size of the subtree.
     public var hash: String {
@@ -75,40 +75,14 @@ extension Node {
         return String(repeating: "0", count: 16 - digits.count) + digits
     }
 
-    /// The children in priority order (key order when no child has a priority).
+    /// The children in priority order (key order when no child has a priority); see
+    /// ``ValueOrder/comparePriorities(_:_:)``.
     private static func hashOrder(_ map: ChildMap) -> [(ChildKey, Node)] {
         let entries = Array(map.entries)
         guard entries.contains(where: { $0.1.priority != nil }) else { return entries }
         return entries.sorted { a, b in
-            let c = comparePriorities(a.1.priority, b.1.priority)
+            let c = ValueOrder.comparePriorities(a.1.priority, b.1.priority)
             return c != 0 ? c < 0 : ChildKey.compare(a.0, b.0) < 0
-        }
-    }
-
-    /// Orders priorities: none, placeholders, booleans, numbers (ascending), strings (UTF-16
-    /// code units) — the order of the JavaScript client's leaf types.
-    private static func comparePriorities(_ a: LeafValue?, _ b: LeafValue?) -> Int {
-        let ra = rank(a)
-        let rb = rank(b)
-        if ra != rb { return ra < rb ? -1 : 1 }
-        switch (a, b) {
-        case (.bool(let x)?, .bool(let y)?):
-            return x == y ? 0 : (x ? 1 : -1)
-        case (.string(let x)?, .string(let y)?):
-            return CodeUnitOrder.compare(x, y)
-        default:
-            guard let x = a?.numberValue, let y = b?.numberValue, x != y else { return 0 }
-            return x < y ? -1 : 1
-        }
-    }
-
-    private static func rank(_ priority: LeafValue?) -> Int {
-        switch priority {
-        case nil: return 0
-        case .serverValue?: return 1
-        case .bool?: return 2
-        case .int?, .double?: return 3
-        case .string?: return 4
         }
     }
 }

@@ -26,6 +26,14 @@ extension Node {
         self = try Node.convert(json, base: base, trail: &trail)
     }
 
+    /// Parses JSON text (export form) and builds a node from it, as ``init(json:)``.
+    ///
+    /// - Throws: ``JSONError`` when the text is not JSON, ``TreeError`` when the JSON is not
+    ///   a valid node.
+    public init(jsonText: String) throws {
+        try self.init(json: JSONParser.parse(jsonText))
+    }
+
     /// The node in export form: a leaf with a priority becomes
     /// `{".value": v, ".priority": p}`, a children node with a priority gets an extra
     /// `".priority"` member after its children, children are in key order, no arrays are

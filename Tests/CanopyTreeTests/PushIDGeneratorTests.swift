@@ -78,14 +78,11 @@ struct SeededRandom: RandomNumberGenerator, Sendable {
 
     @Test func tenThousandInOneMillisecondStrictlyIncrease() {
         var generator = PushIDGenerator(clock: { 1_735_689_600_000 }, random: SeededRandom(state: 42))
-        var previous = generator.next()
-        for _ in 0..<10_000 {
-            let id = generator.next()
-            #expect(id.utf8.lexicographicallyPrecedes(previous.utf8) == false)
-            #expect(previous.utf8.lexicographicallyPrecedes(id.utf8))
-            #expect(ChildKey.compare(ChildKey(previous), ChildKey(id)) < 0)
-            previous = id
-        }
+        let ids = (0..<10_000).map { _ in generator.next() }
+        let pairs = Array(zip(ids, ids.dropFirst()))
+        #expect(pairs.allSatisfy { $0.utf8.lexicographicallyPrecedes($1.utf8) })
+        #expect(pairs.allSatisfy { ChildKey.compare(ChildKey($0), ChildKey($1)) < 0 })
+        #expect(ids.allSatisfy { $0.hasPrefix("-OFU9Mk-") })
     }
 
     @Test func idsSortByTimeAcrossMilliseconds() {
