@@ -2,7 +2,7 @@ import CanopyTree
 
 /// The authoritative copy of a JSON tree, kept by a storage backend.
 ///
-/// Writes follow ``Node`` semantics exactly (``Node/updating(at:_:)``): writing an empty node
+/// Writes follow `Node` semantics exactly (`Node.updating(at:_:)`): writing an empty node
 /// deletes; writing below a leaf replaces the leaf with a children node that keeps the leaf's
 /// priority; a node left without children disappears with its priority; writing to
 /// `…/.priority` sets (or, with a non-leaf node, clears) the priority of an existing node
