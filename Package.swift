@@ -62,6 +62,7 @@ let package = Package(
         .testTarget(name: "CanopyStorageTests", dependencies: ["CanopyStorage"]),
         .testTarget(name: "CanopyWireTests", dependencies: ["CanopyWire"]),
         .testTarget(name: "CanopyWebSocketTests", dependencies: ["CanopyWebSocket"]),
+        .testTarget(name: "CanopySyncTests", dependencies: ["CanopySync"]),
     ],
     swiftLanguageModes: [.v6]
 )

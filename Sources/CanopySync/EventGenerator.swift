@@ -1,0 +1,65 @@
+import CanopyTree
+
+/// Turns a view's changes into ordered events for its registrations (client-design.md §5.4).
+public struct EventGenerator: Sendable {
+    /// The view's query.
+    public let query: QuerySpec
+
+    /// Creates a generator for a query.
+    public init(query: QuerySpec) { self.query = query }
+
+    private static let order: [EventType] = [.childRemoved, .childAdded, .childMoved, .childChanged, .value]
+
+    /// The events for `changes` against the new event cache `eventCache`: by type in the order
+    /// removed, added, moved, changed, value; within a type in index order; for each change,
+    /// one event per interested registration in registration order.
+    public func events(
+        for changes: [Change], eventCache: Node, registrations: [any EventRegistration]
+    ) -> [Event] {
+        let index = query.params.index
+        var all = changes
+        for change in changes where change.type == .childChanged {
+            if let key = change.childKey, let old = change.oldNode, index.indexedValueChanged(from: old, to: change.node) {
+                all.append(.childMoved(key, change.node))
+            }
+        }
+        var sortedCache: [NamedNode]?
+        var events: [Event] = []
+        for type in EventGenerator.order {
+            var ofType = all.filter { $0.type == type }
+            if type != .value {
+                ofType.sort { a, b in
+                    index.compare(
+                        NamedNode(key: a.childKey ?? .min, node: a.node), NamedNode(key: b.childKey ?? .min, node: b.node)
+                    ) < 0
+                }
+            }
+            for change in ofType {
+                var previous: ChildKey?
+                if type != .value && type != .childRemoved, let key = change.childKey {
+                    if sortedCache == nil { sortedCache = index.sortedChildren(of: eventCache) }
+                    previous = EventGenerator.predecessor(
+                        of: NamedNode(key: key, node: change.node), in: sortedCache ?? [], index: index)
+                }
+                for registration in registrations where registration.responds(to: type) {
+                    events.append(
+                        Event(
+                            kind: .data(type), query: query, node: change.node, childKey: change.childKey,
+                            previousChildKey: previous, registration: registration))
+                }
+            }
+        }
+        return events
+    }
+
+    /// The key of the last child sorting strictly before `child`.
+    private static func predecessor(of child: NamedNode, in sorted: [NamedNode], index: Index) -> ChildKey? {
+        var lo = 0
+        var hi = sorted.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if sorted[mid].key != child.key && index.compare(sorted[mid], child) < 0 { lo = mid + 1 } else { hi = mid }
+        }
+        return lo > 0 ? sorted[lo - 1].key : nil
+    }
+}
