@@ -149,16 +149,7 @@ public enum Index: Sendable, Hashable {
     static func childPath(_ string: String) throws(QueryError) -> Path {
         let path = Path(string)
         guard !path.isRoot else { throw .invalidIndexPath(string) }
-        for key in path.keys {
-            for byte in key.string.utf8 {
-                switch byte {
-                case UInt8(ascii: "."), UInt8(ascii: "$"), UInt8(ascii: "#"), UInt8(ascii: "["),
-                    UInt8(ascii: "]"), 0x00...0x1F, 0x7F:
-                    throw .invalidIndexPath(string)
-                default: continue
-                }
-            }
-        }
+        guard path.keys.allSatisfy({ TreeValidation.isValidKey($0.string) }) else { throw .invalidIndexPath(string) }
         return path
     }
 }

@@ -8,6 +8,7 @@ enum QueryFixtures {
     static func object(_ entries: [(ChildKey, Node)], priority: LeafValue? = nil) -> Node {
         Node(children: ChildMap(entries), priority: priority)
     }
+    static func parse(_ text: String) throws -> Node { try Node(json: JSONParser.parse(text)) }
     static func keys(_ named: [NamedNode]) -> [String] { named.map(\.key.string) }
     static func keys(_ node: Node) -> [String] { node.children.orderedKeys.map(\.string) }
 }
