@@ -112,7 +112,8 @@ public enum ClientRequest: Sendable, Equatable {
             self = .unlisten(
                 path: try fields.path("p"), query: try fields.optionalObject("q"), tag: try fields.optionalInteger("t"))
         case "p":
-            self = .put(path: try fields.path("p"), data: try fields.required("d"), hash: try fields.optionalString("h"))
+            self = .put(
+                path: try fields.path("p"), data: try fields.required("d"), hash: try fields.optionalString("h"))
         case "m": self = .merge(path: try fields.path("p"), data: try fields.object("d"))
         case "o": self = .onDisconnectPut(path: try fields.path("p"), data: try fields.required("d"))
         case "om": self = .onDisconnectMerge(path: try fields.path("p"), data: try fields.object("d"))

@@ -16,7 +16,9 @@ public struct ListenRequest: Sendable, Equatable {
     public var compoundHash: JSONValue?
 
     /// Creates a listen body.
-    public init(path: Path, query: JSONValue? = nil, tag: Int64? = nil, hash: String = "", compoundHash: JSONValue? = nil) {
+    public init(
+        path: Path, query: JSONValue? = nil, tag: Int64? = nil, hash: String = "", compoundHash: JSONValue? = nil
+    ) {
         self.path = path
         self.query = query
         self.tag = tag

@@ -62,9 +62,11 @@ public enum ServerPush: Sendable, Equatable {
         let fields = try MessageFields(body ?? .object([]), context: "body of \"\(action)\" push")
         switch action {
         case "d":
-            self = .data(path: try fields.path("p"), data: try fields.required("d"), tag: try fields.optionalInteger("t"))
+            self = .data(
+                path: try fields.path("p"), data: try fields.required("d"), tag: try fields.optionalInteger("t"))
         case "m":
-            self = .merge(path: try fields.path("p"), data: try fields.object("d"), tag: try fields.optionalInteger("t"))
+            self = .merge(
+                path: try fields.path("p"), data: try fields.object("d"), tag: try fields.optionalInteger("t"))
         case "rm":
             let ranges = try fields.required("d")
             guard case .array = ranges else {

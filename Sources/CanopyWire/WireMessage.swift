@@ -65,9 +65,11 @@ public enum WireMessage: Sendable, Equatable {
             let action = try data.optionalString("a")
             switch (number, action) {
             case (let number?, let action?):
-                self = .request(number: number, try ClientRequest(action: action, body: data["b"], requestNumber: number))
+                self = .request(
+                    number: number, try ClientRequest(action: action, body: data["b"], requestNumber: number))
             case (let number?, nil):
-                self = .response(number: number, try ServerResponse(json: try data.required("b"), requestNumber: number))
+                self = .response(
+                    number: number, try ServerResponse(json: try data.required("b"), requestNumber: number))
             case (nil, let action?):
                 self = .push(try ServerPush(action: action, body: data["b"]))
             case (nil, nil):

@@ -24,7 +24,8 @@ import Testing
         let frames = FrameSplitter().frames(for: text)
         let chunkCount = try #require(Int(frames[0]))
         #expect(chunkCount == frames.count - 1)
-        #expect(chunkCount == (text.utf16.count + 16383) / 16384 || chunkCount == (text.utf16.count + 16383) / 16384 + 1)
+        #expect(
+            chunkCount == (text.utf16.count + 16383) / 16384 || chunkCount == (text.utf16.count + 16383) / 16384 + 1)
         for chunk in frames.dropFirst() {
             #expect(chunk.utf16.count <= 16384)
             #expect(!chunk.isEmpty)

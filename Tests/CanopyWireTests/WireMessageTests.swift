@@ -55,7 +55,9 @@ import Testing
             #"{"t":"d","d":{"r":8,"a":"q","b":{"p":"/scores","q":{"l":2,"vf":"r","i":"points"},"t":1,"h":""}}}"#,
             .request(
                 number: 8,
-                .listen(ListenRequest(path: "scores", query: try json(#"{"l":2,"vf":"r","i":"points"}"#), tag: 1, hash: ""))))
+                .listen(
+                    ListenRequest(path: "scores", query: try json(#"{"l":2,"vf":"r","i":"points"}"#), tag: 1, hash: ""))
+            ))
         try roundTrip(
             #"{"t":"d","d":{"a":"d","b":{"p":"scores","d":{"bob":{"points":40},"eve":{"points":90}},"t":1}}}"#,
             .push(.data(path: "scores", data: try json(#"{"bob":{"points":40},"eve":{"points":90}}"#), tag: 1)))
@@ -64,8 +66,10 @@ import Testing
     @Test func controlMessages() throws {
         try roundTrip(#"{"t":"c","d":{"t":"p","d":{}}}"#, .control(.ping))
         try roundTrip(#"{"t":"c","d":{"t":"o","d":{}}}"#, .control(.pong))
-        try roundTrip(#"{"t":"c","d":{"t":"r","d":"other.example.com:9000"}}"#, .control(.reset(host: "other.example.com:9000")))
-        try roundTrip(#"{"t":"c","d":{"t":"s","d":"namespace disabled"}}"#, .control(.shutdown(reason: "namespace disabled")))
+        try roundTrip(
+            #"{"t":"c","d":{"t":"r","d":"other.example.com:9000"}}"#, .control(.reset(host: "other.example.com:9000")))
+        try roundTrip(
+            #"{"t":"c","d":{"t":"s","d":"namespace disabled"}}"#, .control(.shutdown(reason: "namespace disabled")))
         try roundTrip(#"{"t":"c","d":{"t":"e","d":"oops"}}"#, .control(.error(message: "oops")))
         try roundTrip(#"{"t":"c","d":{"t":"a","d":{}}}"#, .control(.switchAcknowledgement))
         try roundTrip(#"{"t":"c","d":{"t":"n","d":{}}}"#, .control(.endOfTransmission))
@@ -79,14 +83,19 @@ import Testing
             #"{"t":"d","d":{"r":1,"a":"auth","b":{"cred":"tok","authvar":{"uid":"u1"},"noauth":true}}}"#,
             .request(
                 number: 1,
-                .auth(AuthCredential(credential: "tok", authVariable: try json(#"{"uid":"u1"}"#), actsUnauthenticated: true))))
+                .auth(
+                    AuthCredential(
+                        credential: "tok", authVariable: try json(#"{"uid":"u1"}"#), actsUnauthenticated: true))))
         try roundTrip(#"{"t":"d","d":{"r":2,"a":"unauth","b":{}}}"#, .request(number: 2, .unauth))
-        try roundTrip(#"{"t":"d","d":{"r":3,"a":"appcheck","b":{"token":"ac"}}}"#, .request(number: 3, .appCheck(token: "ac")))
+        try roundTrip(
+            #"{"t":"d","d":{"r":3,"a":"appcheck","b":{"token":"ac"}}}"#, .request(number: 3, .appCheck(token: "ac")))
         try roundTrip(#"{"t":"d","d":{"r":4,"a":"unappeck","b":{}}}"#, .request(number: 4, .unappCheck))
         try roundTrip(
             #"{"t":"d","d":{"r":5,"a":"n","b":{"p":"/scores","q":{"l":2},"t":1}}}"#,
             .request(number: 5, .unlisten(path: "scores", query: try json(#"{"l":2}"#), tag: 1)))
-        try roundTrip(#"{"t":"d","d":{"r":6,"a":"n","b":{"p":"/"}}}"#, .request(number: 6, .unlisten(path: .root, query: nil, tag: nil)))
+        try roundTrip(
+            #"{"t":"d","d":{"r":6,"a":"n","b":{"p":"/"}}}"#,
+            .request(number: 6, .unlisten(path: .root, query: nil, tag: nil)))
         try roundTrip(
             #"{"t":"d","d":{"r":7,"a":"m","b":{"p":"/","d":{"a/b":1,"c":null}}}}"#,
             .request(number: 7, .merge(path: .root, data: try json(#"{"a/b":1,"c":null}"#))))
@@ -96,7 +105,9 @@ import Testing
         try roundTrip(
             #"{"t":"d","d":{"r":9,"a":"om","b":{"p":"/u","d":{"last":{".sv":"timestamp"}}}}}"#,
             .request(number: 9, .onDisconnectMerge(path: "u", data: try json(#"{"last":{".sv":"timestamp"}}"#))))
-        try roundTrip(#"{"t":"d","d":{"r":10,"a":"oc","b":{"p":"/u","d":null}}}"#, .request(number: 10, .onDisconnectCancel(path: "u")))
+        try roundTrip(
+            #"{"t":"d","d":{"r":10,"a":"oc","b":{"p":"/u","d":null}}}"#,
+            .request(number: 10, .onDisconnectCancel(path: "u")))
         try roundTrip(
             #"{"t":"d","d":{"r":11,"a":"g","b":{"p":"/a","q":{}}}}"#,
             .request(number: 11, .get(path: "a", query: .object([]))))
@@ -109,7 +120,8 @@ import Testing
                 number: 13,
                 .listen(
                     ListenRequest(
-                        path: "big", hash: "abc", compoundHash: try json(#"{"ps":["b"],"hs":["S0C9uofeev2oaEPPFbZ7iMskq6U=",""]}"#)))))
+                        path: "big", hash: "abc",
+                        compoundHash: try json(#"{"ps":["b"],"hs":["S0C9uofeev2oaEPPFbZ7iMskq6U=",""]}"#)))))
         // An unknown action decodes (so a server can answer it) and re-encodes unchanged.
         try roundTrip(
             #"{"t":"d","d":{"r":14,"a":"l","b":{"p":"/a"}}}"#,
@@ -123,7 +135,8 @@ import Testing
         try roundTrip(
             #"{"t":"d","d":{"a":"rm","b":{"p":"a","d":[{"s":"b","m":{"c":1}}]}}}"#,
             .push(.rangeMerge(path: "a", ranges: try json(#"[{"s":"b","m":{"c":1}}]"#), tag: nil)))
-        try roundTrip(#"{"t":"d","d":{"a":"c","b":{"p":"secret"}}}"#, .push(.listenRevoked(path: "secret", queries: nil)))
+        try roundTrip(
+            #"{"t":"d","d":{"a":"c","b":{"p":"secret"}}}"#, .push(.listenRevoked(path: "secret", queries: nil)))
         try roundTrip(
             #"{"t":"d","d":{"a":"c","b":{"p":"scores","q":[{"l":2,"vf":"r"}]}}}"#,
             .push(.listenRevoked(path: "scores", queries: try json(#"[{"l":2,"vf":"r"}]"#))))
@@ -133,8 +146,10 @@ import Testing
         try roundTrip(
             #"{"t":"d","d":{"a":"apc","b":{"s":"invalid_token","d":"bad"}}}"#,
             .push(.appCheckRevoked(status: .invalidToken, reason: "bad")))
-        try roundTrip(#"{"t":"d","d":{"a":"sd","b":{"msg":"line1\nline2"}}}"#, .push(.securityDebug(message: "line1\nline2")))
-        try roundTrip(#"{"t":"d","d":{"a":"d","b":{"p":"/","d":null}}}"#, .push(.data(path: .root, data: .null, tag: nil)))
+        try roundTrip(
+            #"{"t":"d","d":{"a":"sd","b":{"msg":"line1\nline2"}}}"#, .push(.securityDebug(message: "line1\nline2")))
+        try roundTrip(
+            #"{"t":"d","d":{"a":"d","b":{"p":"/","d":null}}}"#, .push(.data(path: .root, data: .null, tag: nil)))
     }
 
     @Test func pathsDecodeWithOrWithoutSlashAndEncodePerDirection() throws {
@@ -148,7 +163,8 @@ import Testing
 
     @Test func responsesKeepExplicitNullData() throws {
         try roundTrip(
-            #"{"t":"d","d":{"r":9,"b":{"s":"ok","d":null}}}"#, .response(number: 9, ServerResponse(status: .ok, data: .null)))
+            #"{"t":"d","d":{"r":9,"b":{"s":"ok","d":null}}}"#,
+            .response(number: 9, ServerResponse(status: .ok, data: .null)))
         try roundTrip(
             #"{"t":"d","d":{"r":3,"b":{"s":"ok","d":{"w":["no_index"]}}}}"#,
             .response(number: 3, ServerResponse(status: .ok, data: try json(#"{"w":["no_index"]}"#))))
@@ -158,7 +174,8 @@ import Testing
         let known: [(StatusCode, String)] = [
             (.ok, "ok"), (.permissionDenied, "permission_denied"), (.dataStale, "datastale"),
             (.expiredToken, "expired_token"), (.invalidToken, "invalid_token"), (.unavailable, "unavailable"),
-            (.tooBig, "too_big"), (.writeTooBig, "write_too_big"), (.failure, "failure"), (.invalidData, "invalid_data"),
+            (.tooBig, "too_big"), (.writeTooBig, "write_too_big"), (.failure, "failure"),
+            (.invalidData, "invalid_data"),
         ]
         for (status, raw) in known {
             #expect(status.rawValue == raw)

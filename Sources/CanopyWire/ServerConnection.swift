@@ -1,0 +1,27 @@
+/// One accepted client connection on the server side of a transport.
+///
+/// Consume ``events`` (frames and pongs, then exactly one ``ServerConnectionEvent/closed(_:)``
+/// after which the stream finishes); ``send(_:)`` text frames; ``sendPing()`` to probe
+/// liveness; ``close()`` to end it (the client is notified). Connections are objects, so a
+/// server can key per-connection state by identity.
+public protocol ServerConnection: AnyObject, Sendable {
+    /// The upgrade request the client made.
+    var request: ConnectionRequest { get }
+    /// The connection's events; single consumer.
+    var events: AsyncStream<ServerConnectionEvent> { get }
+    /// Sends one text frame; frames arrive in the order sent. Ignored once closed.
+    func send(_ frame: String) async
+    /// Sends a transport-level ping; a ``ServerConnectionEvent/pong`` follows while the peer
+    /// is alive.
+    func sendPing() async
+    /// Closes the connection.
+    func close() async
+}
+
+/// Accepts client connections for a server.
+public protocol ServerListener: Sendable {
+    /// Connections as clients open them; finishes when the listener closes.
+    var connections: AsyncStream<any ServerConnection> { get }
+    /// Stops accepting connections. Connections already accepted stay open.
+    func close() async
+}
