@@ -42,11 +42,13 @@ extension QueryError: CustomStringConvertible {
         case .invalidLimit(let n): return "Limit must be a positive integer below 2^31, got \(n)."
         case .invalidIndexPath(let p): return "Invalid orderByChild path \"\(p)\"."
         case .keyIndexBoundNotString:
-            return "When ordering by key, the argument passed to startAt(), startAfter(), endAt(), endBefore(), or equalTo() must be a string."
+            return
+                "When ordering by key, the argument passed to startAt(), startAfter(), endAt(), endBefore(), or equalTo() must be a string."
         case .keyIndexBoundWithKey:
             return "When ordering by key, you may only pass one argument to startAt(), endAt(), or equalTo()."
         case .invalidPriorityBound:
-            return "When ordering by priority, the first argument passed to startAt(), startAfter(), endAt(), endBefore(), or equalTo() must be a valid priority value (null, a number, or a string)."
+            return
+                "When ordering by priority, the first argument passed to startAt(), startAfter(), endAt(), endBefore(), or equalTo() must be a valid priority value (null, a number, or a string)."
         case .invalidBoundValue: return "Query bounds must be null, a string, a number or a boolean."
         case .invalidWireObject(let why): return "Invalid query object: \(why)"
         case .invalidRESTParameter(let name, let why): return "Invalid query parameter \(name): \(why)"

@@ -31,7 +31,9 @@ extension QueryParams {
 
         var start: QueryBound?
         var end: QueryBound?
-        if let text = parameters["startAt"] { start = try QueryParams.restBound(text, name: "startAt", isInclusive: true) }
+        if let text = parameters["startAt"] {
+            start = try QueryParams.restBound(text, name: "startAt", isInclusive: true)
+        }
         if let text = parameters["startAfter"] {
             guard start == nil else { throw .startAlreadySet }
             start = try QueryParams.restBound(text, name: "startAfter", isInclusive: false)
@@ -68,7 +70,9 @@ extension QueryParams {
         if let start, let end, start == end, start.isInclusive {
             parameters.append(("equalTo", QueryParams.restText(start)))
         } else {
-            if let start { parameters.append((start.isInclusive ? "startAt" : "startAfter", QueryParams.restText(start))) }
+            if let start {
+                parameters.append((start.isInclusive ? "startAt" : "startAfter", QueryParams.restText(start)))
+            }
             if let end { parameters.append((end.isInclusive ? "endAt" : "endBefore", QueryParams.restText(end))) }
         }
         if let limit {

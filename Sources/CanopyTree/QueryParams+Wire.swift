@@ -105,10 +105,12 @@ extension QueryParams {
     /// The compact, deterministic text of the sorted wire members (the identifier).
     /// Integral numbers print without a fraction so that `1` and `1.0` give the same text.
     static func canonicalText(_ members: [JSONMember]) -> String {
-        JSONValue.object(members.map { member in
-            if case .double(let d) = member.value, let i = integral(d) { return JSONMember(member.key, .int(i)) }
-            return member
-        }).serialized()
+        JSONValue.object(
+            members.map { member in
+                if case .double(let d) = member.value, let i = integral(d) { return JSONMember(member.key, .int(i)) }
+                return member
+            }
+        ).serialized()
     }
 
     /// `d` as an integer when it is integral and within ±2⁵³ (checked without libm).

@@ -53,7 +53,8 @@ public struct QueryParams: Sendable {
         self.end = end
         self.limit = limit
         self.isIndexSet = isIndexSet
-        self.identifier = start == nil && end == nil && limit == nil && index == .priority
+        self.identifier =
+            start == nil && end == nil && limit == nil && index == .priority
             ? "default"
             : QueryParams.canonicalText(QueryParams.wireMembers(index: index, start: start, end: end, limit: limit))
     }

@@ -36,11 +36,15 @@ public struct ServerValueResolver: Sendable {
     /// path ending in `.priority` addresses the priority. One time for the whole merge.
     public func resolveMerge(_ children: [(path: Path, node: Node)], existing: Node) -> [(path: Path, node: Node)] {
         let now = clock()
-        return children.map { ($0.path, ServerValueResolver.resolve($0.node, existing: existing.child(at: $0.path), now: now)) }
+        return children.map {
+            ($0.path, ServerValueResolver.resolve($0.node, existing: existing.child(at: $0.path), now: now))
+        }
     }
 
     /// Resolves a merge at `path` in `tree`.
-    public func resolveMerge(_ children: [(path: Path, node: Node)], at path: Path, in tree: Node) -> [(path: Path, node: Node)] {
+    public func resolveMerge(_ children: [(path: Path, node: Node)], at path: Path, in tree: Node) -> [(
+        path: Path, node: Node
+    )] {
         resolveMerge(children, existing: tree.child(at: path))
     }
 

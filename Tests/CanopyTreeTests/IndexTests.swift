@@ -66,7 +66,9 @@ import Testing
             #expect(index.compare(index.makePost(value: F.int(6), key: .min), child) > 0)
             #expect(index.compare(index.makePost(value: .empty, key: .max), child) < 0)
         }
-        #expect(Index.value.compare(Index.value.makePost(value: F.int(5), key: "a"), NamedNode(key: "b", node: F.int(5))) < 0)
+        #expect(
+            Index.value.compare(Index.value.makePost(value: F.int(5), key: "a"), NamedNode(key: "b", node: F.int(5)))
+                < 0)
         #expect(Index.key.makePost(value: F.string("m"), key: "ignored").key == "m")
         #expect(Index.key.makePost(value: F.int(1), key: "x") == NamedNode.min)
     }

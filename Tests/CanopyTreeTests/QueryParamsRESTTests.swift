@@ -14,14 +14,22 @@ import Testing
         Row(query: [], build: { d }),
         Row(query: [("orderBy", #""$key""#)], build: { try d.ordered(by: .key) }),
         Row(query: [("orderBy", #""$priority""#), ("limitToFirst", "2")], build: { try d.limited(toFirst: 2) }),
-        Row(query: [("orderBy", #""$value""#), ("startAt", "5"), ("endAt", #""x","k""#)],
+        Row(
+            query: [("orderBy", #""$value""#), ("startAt", "5"), ("endAt", #""x","k""#)],
             build: { try d.ordered(by: .value).starting(at: .int(5)).ending(at: .string("x"), childKey: "k") }),
-        Row(query: [("orderBy", #""a/b""#), ("startAfter", #"1.5,"k1""#), ("endBefore", "true")],
-            build: { try d.ordered(byChild: "a/b").starting(after: .double(1.5), childKey: "k1").ending(before: .bool(true)) }),
-        Row(query: [("orderBy", #""$key""#), ("equalTo", #""a,b""#)], build: { try d.ordered(by: .key).equal(to: .string("a,b")) }),
-        Row(query: [("orderBy", #""score""#), ("equalTo", "null"), ("limitToLast", "3")],
+        Row(
+            query: [("orderBy", #""a/b""#), ("startAfter", #"1.5,"k1""#), ("endBefore", "true")],
+            build: {
+                try d.ordered(byChild: "a/b").starting(after: .double(1.5), childKey: "k1").ending(before: .bool(true))
+            }),
+        Row(
+            query: [("orderBy", #""$key""#), ("equalTo", #""a,b""#)],
+            build: { try d.ordered(by: .key).equal(to: .string("a,b")) }),
+        Row(
+            query: [("orderBy", #""score""#), ("equalTo", "null"), ("limitToLast", "3")],
             build: { try d.ordered(byChild: "score").equal(to: nil).limited(toLast: 3) }),
-        Row(query: [("orderBy", #""score""#), ("startAt", #""he said \"hi\"""#), ("limitToFirst", "1")],
+        Row(
+            query: [("orderBy", #""score""#), ("startAt", #""he said \"hi\"""#), ("limitToFirst", "1")],
             build: { try d.ordered(byChild: "score").starting(at: .string("he said \"hi\"")).limited(toFirst: 1) }),
     ]
 
@@ -39,7 +47,10 @@ import Testing
             "orderBy": #""$value""#, "startAt": #"  "a" , "k" "#, "endAt": " 7 ", "limitToLast": " 4 ",
             "print": "pretty", "auth": "token",
         ])
-        #expect(parsed == (try Self.d.ordered(by: .value).starting(at: .string("a"), childKey: "k").ending(at: .int(7)).limited(toLast: 4)))
+        #expect(
+            parsed
+                == (try Self.d.ordered(by: .value).starting(at: .string("a"), childKey: "k").ending(at: .int(7))
+                    .limited(toLast: 4)))
         #expect(try QueryParams(restParameters: ["print": "pretty", "format": "export"]) == .default)
         #expect(try QueryParams(restParameters: ["orderBy": #""$key""#, "limitToFirst": "0"]).limit?.count == 0)
     }

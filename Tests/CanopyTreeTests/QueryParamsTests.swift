@@ -24,41 +24,102 @@ import Testing
 
     static let byScore = QueryParams.default
     static let rows: [Row] = [
-        Row(name: "orderByChild only", build: { try $0.ordered(byChild: "score") }, expected: ["f", "a", "b", "c", "d", "e"]),
-        Row(name: "startAt(2)", build: { try $0.ordered(byChild: "score").starting(at: .int(2)) }, expected: ["b", "c", "d", "e"]),
-        Row(name: "startAt(2, c)", build: { try $0.ordered(byChild: "score").starting(at: .int(2), childKey: "c") }, expected: ["c", "d", "e"]),
-        Row(name: "startAfter(2)", build: { try $0.ordered(byChild: "score").starting(after: .int(2)) }, expected: ["e"]),
-        Row(name: "startAfter(2, c)", build: { try $0.ordered(byChild: "score").starting(after: .double(2), childKey: "c") }, expected: ["d", "e"]),
-        Row(name: "endAt(2)", build: { try $0.ordered(byChild: "score").ending(at: .int(2)) }, expected: ["f", "a", "b", "c", "d"]),
-        Row(name: "endAt(2, c)", build: { try $0.ordered(byChild: "score").ending(at: .int(2), childKey: "c") }, expected: ["f", "a", "b", "c"]),
-        Row(name: "endBefore(2)", build: { try $0.ordered(byChild: "score").ending(before: .int(2)) }, expected: ["f", "a"]),
-        Row(name: "endBefore(2, c)", build: { try $0.ordered(byChild: "score").ending(before: .int(2), childKey: "c") }, expected: ["f", "a", "b"]),
-        Row(name: "equalTo(2)", build: { try $0.ordered(byChild: "score").equal(to: .int(2)) }, expected: ["b", "c", "d"]),
-        Row(name: "equalTo(2, c)", build: { try $0.ordered(byChild: "score").equal(to: .int(2), childKey: "c") }, expected: ["c"]),
+        Row(
+            name: "orderByChild only", build: { try $0.ordered(byChild: "score") },
+            expected: ["f", "a", "b", "c", "d", "e"]),
+        Row(
+            name: "startAt(2)", build: { try $0.ordered(byChild: "score").starting(at: .int(2)) },
+            expected: ["b", "c", "d", "e"]),
+        Row(
+            name: "startAt(2, c)", build: { try $0.ordered(byChild: "score").starting(at: .int(2), childKey: "c") },
+            expected: ["c", "d", "e"]),
+        Row(
+            name: "startAfter(2)", build: { try $0.ordered(byChild: "score").starting(after: .int(2)) }, expected: ["e"]
+        ),
+        Row(
+            name: "startAfter(2, c)",
+            build: { try $0.ordered(byChild: "score").starting(after: .double(2), childKey: "c") },
+            expected: ["d", "e"]),
+        Row(
+            name: "endAt(2)", build: { try $0.ordered(byChild: "score").ending(at: .int(2)) },
+            expected: ["f", "a", "b", "c", "d"]),
+        Row(
+            name: "endAt(2, c)", build: { try $0.ordered(byChild: "score").ending(at: .int(2), childKey: "c") },
+            expected: ["f", "a", "b", "c"]),
+        Row(
+            name: "endBefore(2)", build: { try $0.ordered(byChild: "score").ending(before: .int(2)) },
+            expected: ["f", "a"]),
+        Row(
+            name: "endBefore(2, c)", build: { try $0.ordered(byChild: "score").ending(before: .int(2), childKey: "c") },
+            expected: ["f", "a", "b"]),
+        Row(
+            name: "equalTo(2)", build: { try $0.ordered(byChild: "score").equal(to: .int(2)) },
+            expected: ["b", "c", "d"]),
+        Row(
+            name: "equalTo(2, c)", build: { try $0.ordered(byChild: "score").equal(to: .int(2), childKey: "c") },
+            expected: ["c"]),
         Row(name: "equalTo(null)", build: { try $0.ordered(byChild: "score").equal(to: nil) }, expected: ["f"]),
-        Row(name: "startAfter(null)", build: { try $0.ordered(byChild: "score").starting(after: nil) }, expected: ["a", "b", "c", "d", "e"]),
-        Row(name: "startAt(1.5) endAt(2.5)", build: { try $0.ordered(byChild: "score").starting(at: .double(1.5)).ending(at: .double(2.5)) }, expected: ["b", "c", "d"]),
-        Row(name: "startAt(\"a\") matches no numbers", build: { try $0.ordered(byChild: "score").starting(at: .string("a")) }, expected: []),
-        Row(name: "limitToFirst(2)", build: { try $0.ordered(byChild: "score").limited(toFirst: 2) }, expected: ["f", "a"]),
-        Row(name: "limitToLast(2)", build: { try $0.ordered(byChild: "score").limited(toLast: 2) }, expected: ["d", "e"]),
-        Row(name: "startAt(2) limitToFirst(2)", build: { try $0.ordered(byChild: "score").starting(at: .int(2)).limited(toFirst: 2) }, expected: ["b", "c"]),
-        Row(name: "startAt(2) limitToLast(2)", build: { try $0.ordered(byChild: "score").starting(at: .int(2)).limited(toLast: 2) }, expected: ["d", "e"]),
-        Row(name: "endBefore(3) limitToLast(10)", build: { try $0.ordered(byChild: "score").ending(before: .int(3)).limited(toLast: 10) }, expected: ["f", "a", "b", "c", "d"]),
-        Row(name: "key startAt(b)", build: { try $0.ordered(by: .key).starting(at: .string("b")) }, expected: ["b", "c", "d", "e", "f"]),
-        Row(name: "key startAfter(b)", build: { try $0.ordered(by: .key).starting(after: .string("b")) }, expected: ["c", "d", "e", "f"]),
-        Row(name: "key endAt(c)", build: { try $0.ordered(by: .key).ending(at: .string("c")) }, expected: ["a", "b", "c"]),
-        Row(name: "key endBefore(c)", build: { try $0.ordered(by: .key).ending(before: .string("c")) }, expected: ["a", "b"]),
+        Row(
+            name: "startAfter(null)", build: { try $0.ordered(byChild: "score").starting(after: nil) },
+            expected: ["a", "b", "c", "d", "e"]),
+        Row(
+            name: "startAt(1.5) endAt(2.5)",
+            build: { try $0.ordered(byChild: "score").starting(at: .double(1.5)).ending(at: .double(2.5)) },
+            expected: ["b", "c", "d"]),
+        Row(
+            name: "startAt(\"a\") matches no numbers",
+            build: { try $0.ordered(byChild: "score").starting(at: .string("a")) }, expected: []),
+        Row(
+            name: "limitToFirst(2)", build: { try $0.ordered(byChild: "score").limited(toFirst: 2) },
+            expected: ["f", "a"]),
+        Row(
+            name: "limitToLast(2)", build: { try $0.ordered(byChild: "score").limited(toLast: 2) },
+            expected: ["d", "e"]),
+        Row(
+            name: "startAt(2) limitToFirst(2)",
+            build: { try $0.ordered(byChild: "score").starting(at: .int(2)).limited(toFirst: 2) }, expected: ["b", "c"]),
+        Row(
+            name: "startAt(2) limitToLast(2)",
+            build: { try $0.ordered(byChild: "score").starting(at: .int(2)).limited(toLast: 2) }, expected: ["d", "e"]),
+        Row(
+            name: "endBefore(3) limitToLast(10)",
+            build: { try $0.ordered(byChild: "score").ending(before: .int(3)).limited(toLast: 10) },
+            expected: ["f", "a", "b", "c", "d"]),
+        Row(
+            name: "key startAt(b)", build: { try $0.ordered(by: .key).starting(at: .string("b")) },
+            expected: ["b", "c", "d", "e", "f"]),
+        Row(
+            name: "key startAfter(b)", build: { try $0.ordered(by: .key).starting(after: .string("b")) },
+            expected: ["c", "d", "e", "f"]),
+        Row(
+            name: "key endAt(c)", build: { try $0.ordered(by: .key).ending(at: .string("c")) },
+            expected: ["a", "b", "c"]),
+        Row(
+            name: "key endBefore(c)", build: { try $0.ordered(by: .key).ending(before: .string("c")) },
+            expected: ["a", "b"]),
         Row(name: "key equalTo(d)", build: { try $0.ordered(by: .key).equal(to: .string("d")) }, expected: ["d"]),
-        Row(name: "key startAfter(b) limitToLast(2)", build: { try $0.ordered(by: .key).starting(after: .string("b")).limited(toLast: 2) }, expected: ["e", "f"]),
-        Row(name: "key startAt([MAX_NAME])", build: { try $0.ordered(by: .key).starting(at: .string("[MAX_NAME]")) }, expected: []),
+        Row(
+            name: "key startAfter(b) limitToLast(2)",
+            build: { try $0.ordered(by: .key).starting(after: .string("b")).limited(toLast: 2) }, expected: ["e", "f"]),
+        Row(
+            name: "key startAt([MAX_NAME])", build: { try $0.ordered(by: .key).starting(at: .string("[MAX_NAME]")) },
+            expected: []),
         Row(name: "priority all", build: { try $0.limited(toFirst: 100) }, expected: ["f", "e", "d", "c", "b", "a"]),
         Row(name: "priority startAt(5)", build: { try $0.starting(at: .int(5)) }, expected: ["d", "c", "b", "a"]),
-        Row(name: "priority startAt(5) endAt(y)", build: { try $0.starting(at: .int(5)).ending(at: .string("y")) }, expected: ["d", "c", "b"]),
+        Row(
+            name: "priority startAt(5) endAt(y)", build: { try $0.starting(at: .int(5)).ending(at: .string("y")) },
+            expected: ["d", "c", "b"]),
         Row(name: "priority endAt(null)", build: { try $0.ending(at: nil) }, expected: ["f"]),
         Row(name: "priority startAfter(9)", build: { try $0.starting(after: .int(9)) }, expected: ["b", "a"]),
-        Row(name: "priority endBefore(y)", build: { try $0.ending(before: .string("y")) }, expected: ["f", "e", "d", "c"]),
-        Row(name: "value startAt(true)", build: { try $0.ordered(by: .value).starting(at: .bool(true)) }, expected: ["a", "b", "c", "d", "e", "f"]),
-        Row(name: "value endAt(\"zzz\")", build: { try $0.ordered(by: .value).ending(at: .string("zzz")) }, expected: []),
+        Row(
+            name: "priority endBefore(y)", build: { try $0.ending(before: .string("y")) },
+            expected: ["f", "e", "d", "c"]),
+        Row(
+            name: "value startAt(true)", build: { try $0.ordered(by: .value).starting(at: .bool(true)) },
+            expected: ["a", "b", "c", "d", "e", "f"]),
+        Row(
+            name: "value endAt(\"zzz\")", build: { try $0.ordered(by: .value).ending(at: .string("zzz")) }, expected: []
+        ),
     ]
 
     @Test(arguments: rows) func rangesAndLimits(row: Row) throws {
@@ -150,14 +211,22 @@ import Testing
         #expect(throws: QueryError.limitAlreadySet) { try d.limited(toFirst: 1).limited(toLast: 1) }
         #expect(throws: QueryError.keyIndexBoundNotString) { try d.ordered(by: .key).starting(at: .int(1)) }
         #expect(throws: QueryError.keyIndexBoundNotString) { try d.ordered(by: .key).ending(before: nil) }
-        #expect(throws: QueryError.keyIndexBoundWithKey) { try d.ordered(by: .key).equal(to: .string("a"), childKey: "b") }
+        #expect(throws: QueryError.keyIndexBoundWithKey) {
+            try d.ordered(by: .key).equal(to: .string("a"), childKey: "b")
+        }
         // Order-independent: bounds first, then the index.
         #expect(throws: QueryError.keyIndexBoundNotString) { try d.starting(at: .int(1)).ordered(by: .key) }
-        #expect(throws: QueryError.keyIndexBoundWithKey) { try d.starting(at: .string("a"), childKey: "k").ordered(by: .key) }
+        #expect(throws: QueryError.keyIndexBoundWithKey) {
+            try d.starting(at: .string("a"), childKey: "k").ordered(by: .key)
+        }
         #expect(throws: QueryError.invalidPriorityBound) { try d.starting(at: .bool(true)) }
-        #expect(throws: QueryError.invalidPriorityBound) { try QueryParams(index: .priority, end: QueryBound(value: .bool(false))) }
+        #expect(throws: QueryError.invalidPriorityBound) {
+            try QueryParams(index: .priority, end: QueryBound(value: .bool(false)))
+        }
         _ = try d.ordered(by: .value).ending(at: .bool(false))
-        #expect(throws: QueryError.invalidBoundValue) { try d.ordered(by: .value).starting(at: .serverValue(.timestamp)) }
+        #expect(throws: QueryError.invalidBoundValue) {
+            try d.ordered(by: .value).starting(at: .serverValue(.timestamp))
+        }
         #expect(throws: QueryError.invalidBoundValue) { try d.ordered(by: .value).starting(at: .double(.infinity)) }
         #expect(throws: QueryError.invalidIndexPath("$key")) { try d.ordered(byChild: "$key") }
         #expect(throws: QueryError.invalidIndexPath("")) { try d.ordered(byChild: "") }

@@ -22,54 +22,80 @@ import Testing
 
     static let d = QueryParams.default
     static let rows: [Row] = [
-        Row(call: "startAt(v)", build: { try d.ordered(byChild: "a/b").starting(at: .int(5)) },
+        Row(
+            call: "startAt(v)", build: { try d.ordered(byChild: "a/b").starting(at: .int(5)) },
             js: obj([("i", .string("a/b")), ("sin", .bool(true)), ("sp", .int(5))]),
             ios: obj([("i", .string("a/b")), ("sp", .int(5))]), iosSame: true),
-        Row(call: "startAt(v, k)", build: { try d.ordered(by: .value).starting(at: .string("x"), childKey: "k") },
+        Row(
+            call: "startAt(v, k)", build: { try d.ordered(by: .value).starting(at: .string("x"), childKey: "k") },
             js: obj([("i", .string(".value")), ("sin", .bool(true)), ("sn", .string("k")), ("sp", .string("x"))]),
             ios: obj([("i", .string(".value")), ("sn", .string("k")), ("sp", .string("x"))]), iosSame: true),
-        Row(call: "startAfter(v)", build: { try d.starting(after: .int(5)) },
+        Row(
+            call: "startAfter(v)", build: { try d.starting(after: .int(5)) },
             js: obj([("sin", .bool(false)), ("sn", .string("[MAX_NAME]")), ("sp", .int(5))]),
             ios: obj([("sn", .string("[MAX_NAME]")), ("sp", .int(5))]), iosSame: true),
-        Row(call: "startAfter(v, k)", build: { try d.ordered(by: .value).starting(after: .int(5), childKey: "k") },
+        Row(
+            call: "startAfter(v, k)", build: { try d.ordered(by: .value).starting(after: .int(5), childKey: "k") },
             js: obj([("i", .string(".value")), ("sin", .bool(false)), ("sn", .string("k")), ("sp", .int(5))]),
             ios: obj([("i", .string(".value")), ("sn", .string("k-")), ("sp", .int(5))]), iosSame: false),
-        Row(call: "startAfter(k) by key", build: { try d.ordered(by: .key).starting(after: .string("k")) },
+        Row(
+            call: "startAfter(k) by key", build: { try d.ordered(by: .key).starting(after: .string("k")) },
             js: obj([("i", .string(".key")), ("sin", .bool(false)), ("sp", .string("k"))]),
             ios: obj([("i", .string(".key")), ("sp", .string("k-"))]), iosSame: false),
-        Row(call: "endAt(v)", build: { try d.ordered(by: .value).ending(at: .bool(true)) },
+        Row(
+            call: "endAt(v)", build: { try d.ordered(by: .value).ending(at: .bool(true)) },
             js: obj([("ein", .bool(true)), ("ep", .bool(true)), ("i", .string(".value"))]),
             ios: obj([("ep", .bool(true)), ("i", .string(".value"))]), iosSame: true),
-        Row(call: "endAt(v, k)", build: { try d.ending(at: .string("p"), childKey: "k") },
+        Row(
+            call: "endAt(v, k)", build: { try d.ending(at: .string("p"), childKey: "k") },
             js: obj([("ein", .bool(true)), ("en", .string("k")), ("ep", .string("p"))]),
             ios: obj([("en", .string("k")), ("ep", .string("p"))]), iosSame: true),
-        Row(call: "endBefore(v)", build: { try d.ordered(byChild: "n").ending(before: .double(1.5)) },
+        Row(
+            call: "endBefore(v)", build: { try d.ordered(byChild: "n").ending(before: .double(1.5)) },
             js: obj([("ein", .bool(false)), ("en", .string("[MIN_NAME]")), ("ep", .double(1.5)), ("i", .string("n"))]),
             ios: obj([("en", .string("[MIN_NAME]")), ("ep", .double(1.5)), ("i", .string("n"))]), iosSame: true),
-        Row(call: "endBefore(v, k)", build: { try d.ordered(by: .value).ending(before: .int(5), childKey: "k") },
+        Row(
+            call: "endBefore(v, k)", build: { try d.ordered(by: .value).ending(before: .int(5), childKey: "k") },
             js: obj([("ein", .bool(false)), ("en", .string("k")), ("ep", .int(5)), ("i", .string(".value"))]),
-            ios: obj([("en", .string("jzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz")), ("ep", .int(5)), ("i", .string(".value"))]), iosSame: false),
-        Row(call: "endBefore(k) by key", build: { try d.ordered(by: .key).ending(before: .string("k")) },
+            ios: obj([
+                ("en", .string("jzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz")), ("ep", .int(5)), ("i", .string(".value")),
+            ]), iosSame: false),
+        Row(
+            call: "endBefore(k) by key", build: { try d.ordered(by: .key).ending(before: .string("k")) },
             js: obj([("ein", .bool(false)), ("ep", .string("k")), ("i", .string(".key"))]),
             ios: obj([("ep", .string("jzzzz")), ("i", .string(".key"))]), iosSame: false),
-        Row(call: "equalTo(v)", build: { try d.ordered(by: .value).equal(to: nil) },
-            js: obj([("ein", .bool(true)), ("ep", .null), ("i", .string(".value")), ("sin", .bool(true)), ("sp", .null)]),
+        Row(
+            call: "equalTo(v)", build: { try d.ordered(by: .value).equal(to: nil) },
+            js: obj([
+                ("ein", .bool(true)), ("ep", .null), ("i", .string(".value")), ("sin", .bool(true)), ("sp", .null),
+            ]),
             ios: obj([("ep", .null), ("i", .string(".value")), ("sp", .null)]), iosSame: true),
-        Row(call: "equalTo(v, k)", build: { try d.ordered(by: .value).equal(to: .int(1), childKey: "k") },
-            js: obj([("ein", .bool(true)), ("en", .string("k")), ("ep", .int(1)), ("i", .string(".value")),
-                     ("sin", .bool(true)), ("sn", .string("k")), ("sp", .int(1))]),
-            ios: obj([("en", .string("k")), ("ep", .int(1)), ("i", .string(".value")), ("sn", .string("k")), ("sp", .int(1))]),
+        Row(
+            call: "equalTo(v, k)", build: { try d.ordered(by: .value).equal(to: .int(1), childKey: "k") },
+            js: obj([
+                ("ein", .bool(true)), ("en", .string("k")), ("ep", .int(1)), ("i", .string(".value")),
+                ("sin", .bool(true)), ("sn", .string("k")), ("sp", .int(1)),
+            ]),
+            ios: obj([
+                ("en", .string("k")), ("ep", .int(1)), ("i", .string(".value")), ("sn", .string("k")), ("sp", .int(1)),
+            ]),
             iosSame: true),
-        Row(call: "limitToFirst(n)", build: { try d.limited(toFirst: 10) },
-            js: obj([("l", .int(10)), ("vf", .string("l"))]), ios: obj([("l", .int(10)), ("vf", .string("l"))]), iosSame: true),
-        Row(call: "limitToLast(n)", build: { try d.ordered(by: .key).limited(toLast: 1) },
+        Row(
+            call: "limitToFirst(n)", build: { try d.limited(toFirst: 10) },
+            js: obj([("l", .int(10)), ("vf", .string("l"))]), ios: obj([("l", .int(10)), ("vf", .string("l"))]),
+            iosSame: true),
+        Row(
+            call: "limitToLast(n)", build: { try d.ordered(by: .key).limited(toLast: 1) },
             js: obj([("i", .string(".key")), ("l", .int(1)), ("vf", .string("r"))]),
             ios: obj([("i", .string(".key")), ("l", .int(1)), ("vf", .string("r"))]), iosSame: true),
-        Row(call: "orderByChild(a/b)", build: { try d.ordered(byChild: "a/b") },
+        Row(
+            call: "orderByChild(a/b)", build: { try d.ordered(byChild: "a/b") },
             js: obj([("i", .string("a/b"))]), ios: obj([("i", .string("a/b"))]), iosSame: true),
-        Row(call: "orderByKey()", build: { try d.ordered(by: .key) },
+        Row(
+            call: "orderByKey()", build: { try d.ordered(by: .key) },
             js: obj([("i", .string(".key"))]), ios: obj([("i", .string(".key"))]), iosSame: true),
-        Row(call: "orderByValue()", build: { try d.ordered(by: .value) },
+        Row(
+            call: "orderByValue()", build: { try d.ordered(by: .value) },
             js: obj([("i", .string(".value"))]), ios: obj([("i", .string(".value"))]), iosSame: true),
     ]
 
@@ -111,7 +137,8 @@ import Testing
     }
 
     @Test func keyIndexIgnoresNames() throws {
-        let params = try QueryParams(wire: Self.obj([("i", .string(".key")), ("sn", .string("z")), ("sp", .string("k"))]))
+        let params = try QueryParams(
+            wire: Self.obj([("i", .string(".key")), ("sn", .string("z")), ("sp", .string("k"))]))
         #expect(params.start == QueryBound(value: .string("k")))
         #expect(F.keys(params.filter(Self.probe)) == ["k", "k-", "k0", "l", "m", "n"])
     }

@@ -8,7 +8,12 @@ import Testing
     /// A clock that counts how often it is read and returns 1000, 2000, ….
     final class CountingClock: Sendable {
         let reads = Mutex(0)
-        func now() -> Int64 { reads.withLock { $0 += 1; return Int64($0) * 1000 } }
+        func now() -> Int64 {
+            reads.withLock {
+                $0 += 1
+                return Int64($0) * 1000
+            }
+        }
     }
 
     static let ts = #"{".sv":"timestamp"}"#
@@ -28,8 +33,9 @@ import Testing
         IncrementRow(existing: F.int(.min), delta: .incrementInt(-1), expected: .double(-9_223_372_036_854_775_809.0)),
         IncrementRow(existing: F.leaf(.double(1.5)), delta: .incrementInt(2), expected: .double(3.5)),
         IncrementRow(existing: F.int(1), delta: .incrementDouble(0.25), expected: .double(1.25)),
-        IncrementRow(existing: F.leaf(.double(.greatestFiniteMagnitude)), delta: .incrementDouble(.greatestFiniteMagnitude),
-                     expected: .double(.greatestFiniteMagnitude)),
+        IncrementRow(
+            existing: F.leaf(.double(.greatestFiniteMagnitude)), delta: .incrementDouble(.greatestFiniteMagnitude),
+            expected: .double(.greatestFiniteMagnitude)),
         IncrementRow(existing: .empty, delta: .incrementInt(7), expected: .int(7)),
         IncrementRow(existing: .empty, delta: .incrementDouble(0.5), expected: .double(0.5)),
         IncrementRow(existing: F.string("10"), delta: .incrementInt(7), expected: .int(7)),
@@ -52,7 +58,8 @@ import Testing
         let clock = CountingClock()
         let resolver = ServerValueResolver(clock: { clock.now() })
         let existing = try F.parse(#"{"count": 10, "deep": {"n": 1.5}, "p": {".value": 1, ".priority": 4}}"#)
-        let write = try F.parse(#"""
+        let write = try F.parse(
+            #"""
             {"a": \#(Self.ts), "b": {"c": \#(Self.ts)}, "count": \#(Self.inc("2")),
              "deep": {"n": \#(Self.inc("1")), "m": "plain"},
              "p": {".value": \#(Self.inc("1")), ".priority": \#(Self.inc("1"))},
@@ -60,7 +67,8 @@ import Testing
              ".priority": \#(Self.ts)}
             """#)
         let result = resolver.resolve(write, existing: existing)
-        let expected = try F.parse(#"""
+        let expected = try F.parse(
+            #"""
             {"a": 1000, "b": {"c": 1000}, "count": 12, "deep": {"n": 2.5, "m": "plain"},
              "p": {".value": 2, ".priority": 5}, "q": {".value": true, ".priority": 1000}, ".priority": 1000}
             """#)
