@@ -127,7 +127,8 @@ public struct ServerConnectionStateMachine: Sendable {
     }
 
     /// Sends a message (a response, a push, or a control message) to the client. Dropped
-    /// once the connection ended.
+    /// before ``connectionOpened(hello:at:)`` (the hello must come first) and once the
+    /// connection ended.
     public mutating func send(_ message: WireMessage, at now: ContinuousClock.Instant) -> [ServerConnectionAction] {
         guard case .open = state else { return [] }
         return [.sendFrames(splitter.frames(for: message))]

@@ -15,6 +15,7 @@ import Testing
     @Test func sendsTheHelloAtOnce() {
         var machine = ServerConnectionStateMachine()
         #expect(machine.state == .idle)
+        #expect(machine.send(.response(number: 1, .ok), at: t0) == [])
         #expect(
             machine.connectionOpened(hello: handshake, at: t0) == [
                 .sendFrames([
