@@ -5,13 +5,23 @@ import CanopyTree
 public struct ChangeAccumulator: Sendable {
     private var changes: [ChildKey: Change] = [:]
     private var order: [ChildKey] = []
+    private let isTracking: Bool
 
     /// An empty accumulator.
-    public init() {}
+    public init() { isTracking = true }
 
-    /// Records a child change, folding it with an earlier change to the same key.
+    private init(isTracking: Bool) { self.isTracking = isTracking }
+
+    /// An accumulator that drops every change, for updates nobody raises events for (the
+    /// server cache).
+    public static var discarding: ChangeAccumulator { ChangeAccumulator(isTracking: false) }
+
+    /// Records a child change, folding it with an earlier change to the same key:
+    /// removed+added → changed, added+removed → nothing, changed+removed → removed (old
+    /// node kept), added+changed → added, changed+changed → changed (first old node kept).
+    /// Any other sequence cannot come from a filter; the later change then wins.
     public mutating func track(_ change: Change) {
-        guard let key = change.childKey else { preconditionFailure("only child changes are accumulated") }
+        guard isTracking, let key = change.childKey else { return }
         guard let earlier = changes[key] else {
             changes[key] = change
             order.append(key)
@@ -30,7 +40,7 @@ public struct ChangeAccumulator: Sendable {
         case (.childChanged, .childChanged):
             changes[key] = .childChanged(key, change.node, old: earlier.oldNode ?? earlier.node)
         default:
-            preconditionFailure("illegal change sequence \(earlier.type) then \(change.type) for \(key)")
+            changes[key] = change
         }
     }
 

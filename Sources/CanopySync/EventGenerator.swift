@@ -23,7 +23,8 @@ public struct EventGenerator: Sendable {
                 all.append(.childMoved(key, change.node))
             }
         }
-        var sortedCache: [NamedNode]?
+        let needingPrevious = all.filter { $0.type != .value && $0.type != .childRemoved }.count
+        var predecessors = PredecessorLookup(eventCache: eventCache, index: index, lookups: needingPrevious)
         var events: [Event] = []
         for type in EventGenerator.order {
             var ofType = all.filter { $0.type == type }
@@ -37,9 +38,7 @@ public struct EventGenerator: Sendable {
             for change in ofType {
                 var previous: ChildKey?
                 if type != .value && type != .childRemoved, let key = change.childKey {
-                    if sortedCache == nil { sortedCache = index.sortedChildren(of: eventCache) }
-                    previous = EventGenerator.predecessor(
-                        of: NamedNode(key: key, node: change.node), in: sortedCache ?? [], index: index)
+                    previous = predecessors.key(before: NamedNode(key: key, node: change.node))
                 }
                 for registration in registrations where registration.responds(to: type) {
                     events.append(
@@ -51,8 +50,39 @@ public struct EventGenerator: Sendable {
         }
         return events
     }
+}
 
-    /// The key of the last child sorting strictly before `child`.
+/// Finds the key preceding a child in a view's index order: a binary search in the key
+/// order for the key index; otherwise a linear scan for a few lookups, or one sort for many.
+private struct PredecessorLookup {
+    let eventCache: Node
+    let index: Index
+    let lookups: Int
+    private var sorted: [NamedNode]?
+
+    init(eventCache: Node, index: Index, lookups: Int) {
+        self.eventCache = eventCache
+        self.index = index
+        self.lookups = lookups
+    }
+
+    mutating func key(before child: NamedNode) -> ChildKey? {
+        if index == .key { return eventCache.children.key(before: child.key) }
+        if lookups <= 4 {
+            var best: NamedNode?
+            for (key, node) in eventCache.children.entries where key != child.key {
+                let candidate = NamedNode(key: key, node: node)
+                if index.compare(candidate, child) < 0, best.map({ index.compare(candidate, $0) > 0 }) ?? true {
+                    best = candidate
+                }
+            }
+            return best?.key
+        }
+        if sorted == nil { sorted = index.sortedChildren(of: eventCache) }
+        return PredecessorLookup.predecessor(of: child, in: sorted ?? [], index: index)
+    }
+
+    /// The key of the last child sorting strictly before `child` in `sorted`.
     private static func predecessor(of child: NamedNode, in sorted: [NamedNode], index: Index) -> ChildKey? {
         var lo = 0
         var hi = sorted.count

@@ -25,8 +25,8 @@ public final class View {
         } else {
             filter = IndexedFilter(index: params.index)
         }
-        var ignoredServerChanges = ChangeAccumulator()
-        var ignoredEventChanges = ChangeAccumulator()
+        var ignoredServerChanges = ChangeAccumulator.discarding
+        var ignoredEventChanges = ChangeAccumulator.discarding
         let serverNode = filter.indexedFilter.updateFullNode(
             old: .empty, new: initialCache.serverCache.node, changes: &ignoredServerChanges)
         let eventNode = filter.updateFullNode(

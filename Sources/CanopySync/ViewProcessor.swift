@@ -140,7 +140,7 @@ public struct ViewProcessor: Sendable {
     ) -> ViewCache {
         let oldServer = cache.serverCache
         let serverFilter: any NodeFilter = filterServerNode ? filter : filter.indexedFilter
-        var ignored = ChangeAccumulator()
+        var ignored = ChangeAccumulator.discarding
         let newServerNode: Node
         if path.isRoot {
             newServerNode = serverFilter.updateFullNode(old: oldServer.node, new: node, changes: &ignored)
