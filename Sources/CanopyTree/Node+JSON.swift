@@ -147,11 +147,11 @@ extension Node {
             return try convert(valueJSON, base: base, trail: &trail).withPriority(priority)
         }
         if let serverValueJSON {
-            let path = location(base, trail)
             if hasChildren {
-                throw .invalidServerValue(path: path, found: "a placeholder object with other children")
+                throw .invalidServerValue(path: location(base, trail), found: "a placeholder object with other children")
             }
-            return Node(leaf: .serverValue(try serverValue(serverValueJSON, path: path)), priority: priority)
+            let value = try serverValue(serverValueJSON, path: location(base, trail))
+            return Node(leaf: .serverValue(value), priority: priority)
         }
         var entries: [(ChildKey, Node)] = []
         entries.reserveCapacity(members.count)
@@ -167,26 +167,26 @@ extension Node {
 
     /// Converts the JSON of a priority: `null` (none), a string, a finite number, or a
     /// server-value placeholder.
-    static func convertPriority(_ json: JSONValue, path: String) throws(TreeError) -> LeafValue? {
+    static func convertPriority(_ json: JSONValue, path: @autoclosure () -> String) throws(TreeError) -> LeafValue? {
         switch json {
         case .null: return nil
         case .string(let s): return .string(s)
         case .int(let i): return .int(i)
         case .double(let d):
-            guard d.isFinite else { throw .nonFiniteNumber(path: path) }
+            guard d.isFinite else { throw .nonFiniteNumber(path: path()) }
             return .double(d)
         case .object(let members):
             if members.count == 1 && members[0].key.utf8.elementsEqual(".sv".utf8) {
-                return .serverValue(try serverValue(members[0].value, path: path))
+                return .serverValue(try serverValue(members[0].value, path: path()))
             }
-            throw .invalidPriority(path: path, found: TreeError.describe(json))
+            throw .invalidPriority(path: path(), found: TreeError.describe(json))
         case .bool, .array:
-            throw .invalidPriority(path: path, found: TreeError.describe(json))
+            throw .invalidPriority(path: path(), found: TreeError.describe(json))
         }
     }
 
     /// Reads the content of a `.sv` member: `"timestamp"` or `{"increment": <number>}`.
-    static func serverValue(_ json: JSONValue, path: String) throws(TreeError) -> ServerValue {
+    static func serverValue(_ json: JSONValue, path: @autoclosure () -> String) throws(TreeError) -> ServerValue {
         switch json {
         case .string(let s) where s.utf8.elementsEqual("timestamp".utf8):
             return .timestamp
@@ -199,7 +199,7 @@ extension Node {
         default:
             break
         }
-        throw .invalidServerValue(path: path, found: TreeError.describe(json))
+        throw .invalidServerValue(path: path(), found: TreeError.describe(json))
     }
 
     // MARK: - The array rule

@@ -27,9 +27,14 @@ public enum TreeValidation {
     ///
     /// - Throws: ``TreeError/emptyKey(path:)`` or ``TreeError/invalidKey(key:character:path:)``.
     public static func validateKey(_ key: String, in path: Path = .root) throws(TreeError) {
-        if key.isEmpty { throw .emptyKey(path: path.wireString) }
+        try validateKey(key, in: path.keys)
+    }
+
+    /// Checks a key held by the node at `keys`; the path text is built only for an error.
+    private static func validateKey(_ key: String, in keys: [ChildKey]) throws(TreeError) {
+        if key.isEmpty { throw .emptyKey(path: Path(keys: keys).wireString) }
         if let scalar = forbiddenScalar(in: key) {
-            throw .invalidKey(key: key, character: scalar, path: path.wireString)
+            throw .invalidKey(key: key, character: scalar, path: Path(keys: keys).wireString)
         }
     }
 
@@ -75,7 +80,7 @@ public enum TreeValidation {
                 if index == keys.count - 1 { continue }
                 throw .invalidPath(path: path.wireString, reason: ".priority may only be the last key")
             }
-            try validateKey(key.string, in: Path(keys: Array(keys[..<index])))
+            try validateKey(key.string, in: Array(keys[..<index]))
         }
         let dataKeys = keys.last?.isPriority == true ? Array(keys.dropLast()) : keys
         try checkLimits(dataKeys, depth: dataKeys.count, bytes: byteLength(dataKeys))
@@ -100,14 +105,18 @@ public enum TreeValidation {
     /// Checks a priority: `nil`, a string, a finite number or a server-value placeholder.
     /// `path` is the node whose priority it is.
     public static func validatePriority(_ priority: LeafValue?, at path: Path) throws(TreeError) {
-        let location = path.child(.priority).wireString
+        try validatePriority(priority, at: path.keys)
+    }
+
+    /// Checks the priority of the node at `keys`; the path text is built only for an error.
+    private static func validatePriority(_ priority: LeafValue?, at keys: [ChildKey]) throws(TreeError) {
         switch priority {
         case nil, .string?, .int?, .serverValue?:
             return
         case .double(let d)?:
-            if !d.isFinite { throw .nonFiniteNumber(path: location) }
+            if !d.isFinite { throw .nonFiniteNumber(path: Path(keys: keys + [.priority]).wireString) }
         case .bool(let b)?:
-            throw .invalidPriority(path: location, found: b ? "true" : "false")
+            throw .invalidPriority(path: Path(keys: keys + [.priority]).wireString, found: b ? "true" : "false")
         }
     }
 
@@ -125,7 +134,7 @@ public enum TreeValidation {
             guard node.isLeaf, node.priority == nil else {
                 throw .invalidPriority(path: path.wireString, found: node.isLeaf ? "a leaf with a priority" : "an object")
             }
-            try validatePriority(node.leafValue, at: parent)
+            try validatePriority(node.leafValue, at: parent.keys)
             try validateLeaf(node, keys: path.keys)
             return
         }
@@ -136,13 +145,13 @@ public enum TreeValidation {
     private static func validateTree(_ node: Node, keys: inout [ChildKey], bytes: Int) throws(TreeError) {
         if node.isEmpty { return }
         try checkLimits(keys, depth: keys.count, bytes: bytes)
-        try validatePriority(node.priority, at: Path(keys: keys))
+        try validatePriority(node.priority, at: keys)
         switch node.content {
         case .leaf:
             try validateLeaf(node, keys: keys)
         case .children(let map):
             for (key, child) in map.entries {
-                try validateKey(key.string, in: Path(keys: keys))
+                try validateKey(key.string, in: keys)
                 let childBytes = bytes + key.string.utf8.count + (keys.isEmpty ? 0 : 1)
                 keys.append(key)
                 try validateTree(child, keys: &keys, bytes: childBytes)
@@ -196,12 +205,13 @@ public enum TreeValidation {
         case .object(let members):
             for member in members {
                 let key = member.key.utf8
-                if key.elementsEqual(".priority".utf8) || key.elementsEqual(".value".utf8)
-                    || key.elementsEqual(".sv".utf8)
-                {
+                if key.elementsEqual(".value".utf8) {
+                    // The node's own value: its keys belong to this node.
+                    try validateJSONKeys(member.value, keys: &keys)
                     continue
                 }
-                try validateKey(member.key, in: Path(keys: keys))
+                if key.elementsEqual(".priority".utf8) || key.elementsEqual(".sv".utf8) { continue }
+                try validateKey(member.key, in: keys)
                 keys.append(ChildKey(member.key))
                 try validateJSONKeys(member.value, keys: &keys)
                 keys.removeLast()

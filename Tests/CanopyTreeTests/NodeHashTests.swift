@@ -42,6 +42,12 @@ import Testing
             var sha = SHA1()
             for byte in bytes { sha.update([byte]) }
             #expect(hex(sha.finalize()) == digest, "length \(length), byte by byte")
+            // A non-contiguous sequence takes the copying path.
+            #expect(hex(SHA1.digest(bytes.lazy.map { $0 })) == digest, "length \(length), lazy sequence")
+            var split = SHA1()
+            split.update(bytes.prefix(length / 3))
+            split.update(bytes.dropFirst(length / 3))
+            #expect(hex(split.finalize()) == digest, "length \(length), two parts")
         }
     }
 }

@@ -149,6 +149,10 @@ import Testing
         #expect(throws: TreeError.invalidKey(key: ".meta", character: ".", path: "/")) {
             try TreeValidation.validatedNode(.keyed([".meta": .int(1)]), forWriteAt: .root)
         }
+        // Keys inside a `.value` belong to the node itself.
+        #expect(throws: TreeError.invalidKey(key: ".foo", character: ".", path: "/x/a")) {
+            try TreeValidation.validatedNode(.keyed(["a": .keyed([".value": .keyed([".foo": .int(1)])])]), forWriteAt: "/x")
+        }
         #expect(throws: TreeError.emptyKey(path: "/x")) {
             try TreeValidation.validatedNode(.keyed(["": .int(1)]), forWriteAt: "/x")
         }
