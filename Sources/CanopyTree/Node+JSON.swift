@@ -148,7 +148,8 @@ extension Node {
         }
         if let serverValueJSON {
             if hasChildren {
-                throw .invalidServerValue(path: location(base, trail), found: "a placeholder object with other children")
+                throw .invalidServerValue(
+                    path: location(base, trail), found: "a placeholder object with other children")
             }
             let value = try serverValue(serverValueJSON, path: location(base, trail))
             return Node(leaf: .serverValue(value), priority: priority)

@@ -88,7 +88,8 @@ public struct SHA1: Sendable {
     private mutating func compress(_ block: UnsafeBufferPointer<UInt8>) {
         withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 80) { w in
             for i in 0..<16 {
-                w[i] = UInt32(block[4 * i]) << 24 | UInt32(block[4 * i + 1]) << 16
+                w[i] =
+                    UInt32(block[4 * i]) << 24 | UInt32(block[4 * i + 1]) << 16
                     | UInt32(block[4 * i + 2]) << 8 | UInt32(block[4 * i + 3])
             }
             for i in 16..<80 {

@@ -132,7 +132,8 @@ public enum TreeValidation {
             guard let parent = path.parent else { return }
             if node.isEmpty { return }
             guard node.isLeaf, node.priority == nil else {
-                throw .invalidPriority(path: path.wireString, found: node.isLeaf ? "a leaf with a priority" : "an object")
+                throw .invalidPriority(
+                    path: path.wireString, found: node.isLeaf ? "a leaf with a priority" : "an object")
             }
             try validatePriority(node.leafValue, at: parent.keys)
             try validateLeaf(node, keys: path.keys)

@@ -58,12 +58,14 @@ import Testing
     }
 
     @Test func valueWithPriorityOnLeaf() throws {
-        #expect(try Node(json: .keyed([".value": .string("v"), ".priority": .double(1.5)]))
-            == leaf(.string("v"), .double(1.5)))
+        #expect(
+            try Node(json: .keyed([".value": .string("v"), ".priority": .double(1.5)]))
+                == leaf(.string("v"), .double(1.5)))
         #expect(try Node(json: .keyed([".priority": .null, ".value": .int(1)])) == leaf(.int(1)))
         // A `.value` object becomes children with the outer priority.
-        #expect(try Node(json: .keyed([".value": .keyed(["c": .int(1)]), ".priority": .int(1)]))
-            == children([("c", leaf(.int(1)))], .int(1)))
+        #expect(
+            try Node(json: .keyed([".value": .keyed(["c": .int(1)]), ".priority": .int(1)]))
+                == children([("c", leaf(.int(1)))], .int(1)))
     }
 
     @Test func otherDotKeysAreIgnored() throws {
@@ -73,21 +75,26 @@ import Testing
     }
 
     @Test func repeatedKeyLastWins() throws {
-        #expect(try Node(json: .object([JSONMember("a", .int(1)), JSONMember("a", .int(2))]))
-            == children([("a", leaf(.int(2)))]))
+        #expect(
+            try Node(json: .object([JSONMember("a", .int(1)), JSONMember("a", .int(2))]))
+                == children([("a", leaf(.int(2)))]))
     }
 
     @Test func serverValuePlaceholders() throws {
         #expect(try Node(json: .keyed([".sv": .string("timestamp")])) == leaf(.serverValue(.timestamp)))
         #expect(try Node(json: .keyed([".sv": .keyed(["increment": .int(3)])])) == leaf(.serverValue(.incrementInt(3))))
-        #expect(try Node(json: .keyed([".sv": .keyed(["increment": .double(-0.5)])]))
-            == leaf(.serverValue(.incrementDouble(-0.5))))
+        #expect(
+            try Node(json: .keyed([".sv": .keyed(["increment": .double(-0.5)])]))
+                == leaf(.serverValue(.incrementDouble(-0.5))))
         // With a priority, inside `.value`, and as a priority.
-        #expect(try Node(json: .keyed([".sv": .string("timestamp"), ".priority": .int(1)]))
-            == leaf(.serverValue(.timestamp), .int(1)))
-        #expect(try Node(json: .keyed([".value": .keyed([".sv": .string("timestamp")])])) == leaf(.serverValue(.timestamp)))
-        #expect(try Node(json: .keyed(["a": .int(1), ".priority": .keyed([".sv": .string("timestamp")])]))
-            == children([("a", leaf(.int(1)))], .serverValue(.timestamp)))
+        #expect(
+            try Node(json: .keyed([".sv": .string("timestamp"), ".priority": .int(1)]))
+                == leaf(.serverValue(.timestamp), .int(1)))
+        #expect(
+            try Node(json: .keyed([".value": .keyed([".sv": .string("timestamp")])])) == leaf(.serverValue(.timestamp)))
+        #expect(
+            try Node(json: .keyed(["a": .int(1), ".priority": .keyed([".sv": .string("timestamp")])]))
+                == children([("a", leaf(.int(1)))], .serverValue(.timestamp)))
     }
 
     @Test(arguments: [
@@ -159,11 +166,12 @@ import Testing
     // MARK: Node → JSON
 
     @Test func exportForm() throws {
-        let node = children([
-            ("b", leaf(.bool(true))),
-            ("a", leaf(.int(1), .int(5))),
-            ("c", children([("x", leaf(.string("y")))], .string("q"))),
-        ], .string("p"))
+        let node = children(
+            [
+                ("b", leaf(.bool(true))),
+                ("a", leaf(.int(1), .int(5))),
+                ("c", children([("x", leaf(.string("y")))], .string("q"))),
+            ], .string("p"))
         let expected = JSONValue.keyed([
             "a": .keyed([".value": .int(1), ".priority": .int(5)]),
             "b": .bool(true),
@@ -177,9 +185,12 @@ import Testing
     }
 
     @Test func exportNeverProducesArraysAndUsesKeyOrder() throws {
-        let node = try Node(json: .array([.string("a"), .string("b"), .string("c"), .string("d"),
-                                         .string("e"), .string("f"), .string("g"), .string("h"),
-                                         .string("i"), .string("j"), .string("k")]))
+        let node = try Node(
+            json: .array([
+                .string("a"), .string("b"), .string("c"), .string("d"),
+                .string("e"), .string("f"), .string("g"), .string("h"),
+                .string("i"), .string("j"), .string("k"),
+            ]))
         guard case .object(let members) = node.exportJSON() else {
             Issue.record("expected an object")
             return
@@ -188,11 +199,12 @@ import Testing
     }
 
     @Test func plainValueDropsPriorities() throws {
-        let node = try Node(json: .keyed([
-            "a": .keyed([".value": .int(1), ".priority": .int(5)]),
-            ".priority": .string("p"),
-            "b": .bool(true),
-        ]))
+        let node = try Node(
+            json: .keyed([
+                "a": .keyed([".value": .int(1), ".priority": .int(5)]),
+                ".priority": .string("p"),
+                "b": .bool(true),
+            ]))
         #expect(node.valueJSON() == .keyed(["a": .int(1), "b": .bool(true)]))
         #expect(Node.empty.valueJSON() == .null)
         #expect(leaf(.string("s"), .int(1)).valueJSON() == .string("s"))
@@ -201,8 +213,9 @@ import Testing
     @Test func arrayRule() throws {
         func plain(_ json: JSONValue) throws -> JSONValue { try Node(json: json).valueJSON() }
         // "0","1","3": 4 < 2 × 3, so an array with a null slot.
-        #expect(try plain(.keyed(["0": .string("a"), "1": .string("b"), "3": .string("d")]))
-            == .array([.string("a"), .string("b"), .null, .string("d")]))
+        #expect(
+            try plain(.keyed(["0": .string("a"), "1": .string("b"), "3": .string("d")]))
+                == .array([.string("a"), .string("b"), .null, .string("d")]))
         // {"1", "5"}: 5 ≥ 2 × 2, not an array.
         #expect(try plain(.keyed(["1": .int(1), "5": .int(5)])) == .keyed(["1": .int(1), "5": .int(5)]))
         // {"1"}: 1 < 2 × 1, an array with a null first slot.
@@ -215,14 +228,17 @@ import Testing
         #expect(try plain(.keyed(["0": .int(0), "-1": .int(1)])) == .keyed(["-1": .int(1), "0": .int(0)]))
         #expect(try plain(.keyed(["0": .int(0), "a": .int(1)])) == .keyed(["0": .int(0), "a": .int(1)]))
         // Huge index keys are never arrays.
-        #expect(try plain(.keyed(["0": .int(0), "99999999999999999999": .int(1)]))
-            == .keyed(["0": .int(0), "99999999999999999999": .int(1)]))
+        #expect(
+            try plain(.keyed(["0": .int(0), "99999999999999999999": .int(1)]))
+                == .keyed(["0": .int(0), "99999999999999999999": .int(1)]))
         // Nested arrays round-trip.
-        #expect(try plain(.array([.array([.int(1), .int(2)]), .keyed(["x": .array([.bool(false)])])]))
-            == .array([.array([.int(1), .int(2)]), .keyed(["x": .array([.bool(false)])])]))
+        #expect(
+            try plain(.array([.array([.int(1), .int(2)]), .keyed(["x": .array([.bool(false)])])]))
+                == .array([.array([.int(1), .int(2)]), .keyed(["x": .array([.bool(false)])])]))
         // Priorities do not affect the array decision.
-        #expect(try plain(.keyed(["0": .keyed([".value": .int(1), ".priority": .int(9)]), ".priority": .int(1)]))
-            == .array([.int(1)]))
+        #expect(
+            try plain(.keyed(["0": .keyed([".value": .int(1), ".priority": .int(9)]), ".priority": .int(1)]))
+                == .array([.int(1)]))
     }
 
     @Test func plainValueOfPlaceholder() {

@@ -104,7 +104,9 @@ import Testing
     @Test func jsonTextErrors() {
         #expect(throws: JSONError.self) { try Node(jsonText: "{\"a\": }") }
         #expect(throws: TreeError.valueWithChildren(path: "/")) { try Node(jsonText: #"{".value": 1, "a": 2}"#) }
-        #expect(throws: Never.self) { try Node(jsonText: #"{"a": {".value": 1, ".priority": 5}, ".priority": "p", "b": true}"#) }
+        #expect(throws: Never.self) {
+            try Node(jsonText: #"{"a": {".value": 1, ".priority": 5}, ".priority": "p", "b": true}"#)
+        }
     }
 
     @Test func jsonTextExample() throws {

@@ -151,20 +151,24 @@ import Testing
         }
         // Keys inside a `.value` belong to the node itself.
         #expect(throws: TreeError.invalidKey(key: ".foo", character: ".", path: "/x/a")) {
-            try TreeValidation.validatedNode(.keyed(["a": .keyed([".value": .keyed([".foo": .int(1)])])]), forWriteAt: "/x")
+            try TreeValidation.validatedNode(
+                .keyed(["a": .keyed([".value": .keyed([".foo": .int(1)])])]), forWriteAt: "/x")
         }
         #expect(throws: TreeError.emptyKey(path: "/x")) {
             try TreeValidation.validatedNode(.keyed(["": .int(1)]), forWriteAt: "/x")
         }
         // Array elements are keyed by index and always valid.
         #expect(throws: Never.self) {
-            try TreeValidation.validatedNode(.array([.int(1), .keyed([".priority": .int(1), "a": .int(2)])]), forWriteAt: "/x")
+            try TreeValidation.validatedNode(
+                .array([.int(1), .keyed([".priority": .int(1), "a": .int(2)])]), forWriteAt: "/x")
         }
     }
 
     @Test func validatedNodeConvertsExportForm() throws {
         let node = try TreeValidation.validatedNode(
-            .keyed(["a": .keyed([".value": .int(1), ".priority": .int(5)]), "t": .keyed([".sv": .string("timestamp")])]),
+            .keyed([
+                "a": .keyed([".value": .int(1), ".priority": .int(5)]), "t": .keyed([".sv": .string("timestamp")]),
+            ]),
             forWriteAt: "/x")
         #expect(node.child("a") == Node(leaf: .int(1), priority: .int(5)))
         #expect(node.child("t") == Node(leaf: .serverValue(.timestamp)))
@@ -172,7 +176,8 @@ import Testing
 
     @Test func structuralErrorsNameTheFullPath() {
         #expect(throws: TreeError.valueWithChildren(path: "/w/a")) {
-            try TreeValidation.validatedNode(.keyed(["a": .keyed([".value": .int(1), "b": .int(2)])]), forWriteAt: "/w")
+            try TreeValidation.validatedNode(
+                .keyed(["a": .keyed([".value": .int(1), "b": .int(2)])]), forWriteAt: "/w")
         }
         #expect(throws: TreeError.invalidServerValue(path: "/w/t", found: "\"now\"")) {
             try TreeValidation.validatedNode(.keyed(["t": .keyed([".sv": .string("now")])]), forWriteAt: "/w")
@@ -186,8 +191,9 @@ import Testing
         let limit = TreeValidation.maxStringBytes
         _ = try TreeValidation.validatedNode(.string(String(repeating: "a", count: limit)), forWriteAt: "/s")
         #expect(throws: TreeError.stringTooLong(path: "/s/k", bytes: limit + 1, limit: limit)) {
-            try TreeValidation.validatedNode(.keyed(["k": .string(String(repeating: "a", count: limit + 1))]),
-                                             forWriteAt: "/s")
+            try TreeValidation.validatedNode(
+                .keyed(["k": .string(String(repeating: "a", count: limit + 1))]),
+                forWriteAt: "/s")
         }
         #expect(TreeError.stringTooLong(path: "/s/k", bytes: 1, limit: 0).message.contains("/s/k"))
     }
@@ -211,8 +217,9 @@ import Testing
     @Test func priorityWrites() throws {
         #expect(try TreeValidation.validatedNode(.int(5), forWriteAt: "/a/.priority") == Node(leaf: .int(5)))
         #expect(try TreeValidation.validatedNode(.null, forWriteAt: "/a/.priority") == .empty)
-        #expect(try TreeValidation.validatedNode(.keyed([".sv": .string("timestamp")]), forWriteAt: "/a/.priority")
-            == Node(leaf: .serverValue(.timestamp)))
+        #expect(
+            try TreeValidation.validatedNode(.keyed([".sv": .string("timestamp")]), forWriteAt: "/a/.priority")
+                == Node(leaf: .serverValue(.timestamp)))
         #expect(throws: TreeError.invalidPriority(path: "/a/.priority", found: "true")) {
             try TreeValidation.validatedNode(.bool(true), forWriteAt: "/a/.priority")
         }
@@ -230,7 +237,10 @@ import Testing
 
     @Test func updates() throws {
         let result = try TreeValidation.validatedUpdate(
-            [JSONMember("a/b", .int(1)), JSONMember("c", .keyed(["d": .bool(true)])), JSONMember("a/c/.priority", .int(3))],
+            [
+                JSONMember("a/b", .int(1)), JSONMember("c", .keyed(["d": .bool(true)])),
+                JSONMember("a/c/.priority", .int(3)),
+            ],
             at: "/base")
         #expect(result.map(\.path) == ["a/b", "c", "a/c/.priority"])
         #expect(result[1].node == Node(children: ChildMap([(ChildKey("d"), Node(leaf: .bool(true)))])))
@@ -242,13 +252,15 @@ import Testing
             try TreeValidation.validatedUpdate([JSONMember("a/b", .int(1)), JSONMember("a", .int(2))], at: "/base")
         }
         #expect(throws: TreeError.overlappingPaths(ancestor: "/a", descendant: "/a/.priority")) {
-            try TreeValidation.validatedUpdate([JSONMember("a", .int(1)), JSONMember("a/.priority", .int(2))], at: .root)
+            try TreeValidation.validatedUpdate(
+                [JSONMember("a", .int(1)), JSONMember("a/.priority", .int(2))], at: .root)
         }
         // The same path spelled twice.
         #expect(throws: TreeError.overlappingPaths(ancestor: "/a/b", descendant: "/a/b")) {
             try TreeValidation.validatedUpdate([JSONMember("a/b", .int(1)), JSONMember("/a/b/", .int(2))], at: .root)
         }
-        #expect(TreeError.overlappingPaths(ancestor: "/a", descendant: "/a/b").message == "Path /a is an ancestor of /a/b")
+        #expect(
+            TreeError.overlappingPaths(ancestor: "/a", descendant: "/a/b").message == "Path /a is an ancestor of /a/b")
         // Siblings with a common prefix do not overlap.
         #expect(throws: Never.self) {
             try TreeValidation.validateDisjoint(["/a/b", "/a/bc", "/ab", "/a/c/d"])
@@ -271,7 +283,9 @@ import Testing
 
     @Test func writeSize() throws {
         try TreeValidation.validateWriteSize(byteCount: TreeValidation.maxWriteBytes)
-        #expect(throws: TreeError.writeTooBig(bytes: TreeValidation.maxWriteBytes + 1, limit: TreeValidation.maxWriteBytes)) {
+        #expect(
+            throws: TreeError.writeTooBig(bytes: TreeValidation.maxWriteBytes + 1, limit: TreeValidation.maxWriteBytes)
+        ) {
             try TreeValidation.validateWriteSize(byteCount: TreeValidation.maxWriteBytes + 1)
         }
         #expect(throws: TreeError.writeTooBig(bytes: 11, limit: 10)) {
