@@ -1,0 +1,243 @@
+import CWebSockets
+import Foundation
+
+/// One HTTP request/response on a listener: the request gathered on the service thread, the
+/// handler run on a Swift task, and the response written back one chunk per writable
+/// callback. Properties marked "service thread" are touched only by callbacks.
+final class HTTPExchange: @unchecked Sendable {
+    private enum Body {
+        case complete
+        case stream
+    }
+
+    private enum WriteStep {
+        case headers(status: Int, headers: [HTTPHeader], contentLength: Int?)
+        case chunk([UInt8], final: Bool)
+        case end
+        case idle
+    }
+
+    private let loop: LWSServiceLoop
+    private let maximumBodyBytes: Int
+    /// The request, complete once ``dispatch(to:)`` runs (service thread until then).
+    private(set) var request: HTTPRequest
+
+    private let lock = NSLock()
+    // Guarded by `lock`.
+    private var head: (status: Int, headers: [HTTPHeader], contentLength: Int?)?
+    private var headSent = false
+    private var chunks: [[UInt8]] = []
+    private var chunkHead = 0
+    private var bodyKind: Body?
+    private var finished = false
+    private var writeRequested = false
+    private var closed = false
+    private var task: Task<Void, Never>?
+
+    // Service thread only.
+    private(set) var wsi: OpaquePointer?
+    /// Whether the request carries a body still to be received.
+    let expectsBody: Bool
+
+    private static let prefix = Int(canopy_lws_pre)
+    private static let chunkSize = 32 * 1024
+
+    /// Captures the request of `wsi` (service thread, in the HTTP callback).
+    init(wsi: OpaquePointer, loop: LWSServiceLoop, path: String, customHeaders: [String], maximumBodyBytes: Int) {
+        self.wsi = wsi
+        self.loop = loop
+        self.maximumBodyBytes = maximumBodyBytes
+        let method = LWSRequestHeaders.method(wsi)?.method ?? "GET"
+        let headers = LWSRequestHeaders.headers(wsi, custom: customHeaders)
+        request = HTTPRequest(
+            method: method, path: path, queryItems: LWSRequestHeaders.queryItems(wsi), headers: headers,
+            remoteAddress: LWSRequestHeaders.remoteAddress(wsi))
+        let declaredLength = headers.first { $0.name == "content-length" }.flatMap { Int($0.value) } ?? 0
+        expectsBody = declaredLength > 0 || headers.contains { $0.name == "transfer-encoding" }
+    }
+
+    /// Appends received body bytes; false when the body grew past the limit (service thread).
+    func appendBody(_ input: UnsafeMutableRawPointer?, _ length: Int) -> Bool {
+        guard let input, length > 0 else { return true }
+        if request.body.count + length > maximumBodyBytes { return false }
+        request.body.append(contentsOf: UnsafeRawBufferPointer(start: input, count: length))
+        return true
+    }
+
+    /// Starts the handler on a Swift task (service thread). The service thread does not wait.
+    func dispatch(to handler: any HTTPHandler) {
+        let request = request
+        let task = Task { [self] in
+            let response = await handler.respond(to: request)
+            await deliver(response)
+        }
+        lock.withLock { self.task = task }
+    }
+
+    /// Answers without a handler (service thread), e.g. 413 for an oversized body.
+    func respondImmediately(_ response: HTTPResponse) {
+        if case .complete(let status, let headers, let body) = response {
+            accept(status: status, headers: headers, contentLength: body.count, kind: .complete)
+            if !body.isEmpty { enqueue(body) }
+            finish()
+        }
+    }
+
+    private func deliver(_ response: HTTPResponse) async {
+        switch response {
+        case .complete(let status, let headers, let body):
+            accept(status: status, headers: headers, contentLength: body.count, kind: .complete)
+            var offset = 0
+            var pieces: [[UInt8]] = []
+            while offset < body.count {
+                let end = min(offset + Self.chunkSize, body.count)
+                pieces.append(Array(body[offset..<end]))
+                offset = end
+            }
+            for piece in pieces { enqueue(piece) }
+            finish()
+        case .stream(let status, let headers, let body):
+            accept(status: status, headers: headers, contentLength: nil, kind: .stream)
+            for await chunk in body {
+                if !enqueue(chunk) { break }
+            }
+            finish()
+        }
+    }
+
+    private func accept(status: Int, headers: [HTTPHeader], contentLength: Int?, kind: Body) {
+        let filtered = headers.filter { $0.name != "content-length" && $0.name != "transfer-encoding" }
+        lock.withLock {
+            head = (status, filtered, contentLength)
+            bodyKind = kind
+        }
+        kick()
+    }
+
+    @discardableResult
+    private func enqueue(_ chunk: [UInt8]) -> Bool {
+        guard !chunk.isEmpty else { return true }
+        let accepted = lock.withLock {
+            if closed { return false }
+            chunks.append(chunk)
+            return true
+        }
+        if accepted { kick() }
+        return accepted
+    }
+
+    private func finish() {
+        lock.withLock { finished = true }
+        kick()
+    }
+
+    private func kick() {
+        let needed: Bool = lock.withLock {
+            if closed || writeRequested { return false }
+            writeRequested = true
+            return true
+        }
+        guard needed else { return }
+        loop.schedule { [self] in
+            if let wsi { lws_callback_on_writable(wsi) }
+        }
+    }
+
+    /// The connection went away (service thread): stop the handler or stream.
+    func connectionClosed() {
+        wsi = nil
+        let running: Task<Void, Never>? = lock.withLock {
+            closed = true
+            chunks.removeAll()
+            return task
+        }
+        running?.cancel()
+    }
+
+    /// Writes the next piece of the response (service thread).
+    func writable() -> Int32 {
+        guard let wsi else { return -1 }
+        let step: WriteStep = lock.withLock {
+            guard let head else {
+                writeRequested = false
+                return .idle
+            }
+            if !headSent {
+                headSent = true
+                return .headers(status: head.status, headers: head.headers, contentLength: head.contentLength)
+            }
+            if chunkHead < chunks.count {
+                let chunk = chunks[chunkHead]
+                chunkHead += 1
+                if chunkHead == chunks.count {
+                    chunks.removeAll(keepingCapacity: true)
+                    chunkHead = 0
+                }
+                let isLast = finished && chunks.isEmpty && bodyKind == .complete
+                return .chunk(chunk, final: isLast)
+            }
+            if finished { return .end }
+            writeRequested = false
+            return .idle
+        }
+        switch step {
+        case .idle:
+            return 0
+        case .headers(let status, let headers, let contentLength):
+            if writeHeaders(wsi, status: status, headers: headers, contentLength: contentLength) != 0 { return -1 }
+            lws_callback_on_writable(wsi)
+            return 0
+        case .chunk(var chunk, let final):
+            var buffer = [UInt8](repeating: 0, count: Self.prefix)
+            buffer.append(contentsOf: chunk)
+            chunk = []
+            let length = buffer.count - Self.prefix
+            let written = buffer.withUnsafeMutableBufferPointer { pointer -> Int32 in
+                guard let base = pointer.baseAddress else { return -1 }
+                return lws_write(wsi, base + Self.prefix, length, final ? LWS_WRITE_HTTP_FINAL : LWS_WRITE_HTTP)
+            }
+            if written < Int32(clamping: length) { return -1 }
+            if final { return completeTransaction(wsi) }
+            lws_callback_on_writable(wsi)
+            return 0
+        case .end:
+            let kind = lock.withLock { bodyKind }
+            // A stream has no length: the connection ends the body. A complete response whose
+            // body was empty ends its transaction here.
+            return kind == .stream ? -1 : completeTransaction(wsi)
+        }
+    }
+
+    private func completeTransaction(_ wsi: OpaquePointer) -> Int32 {
+        lock.withLock { closed = true }
+        return lws_http_transaction_completed(wsi) != 0 ? -1 : 0
+    }
+
+    private func writeHeaders(_ wsi: OpaquePointer, status: Int, headers: [HTTPHeader], contentLength: Int?) -> Int32 {
+        let size = Self.prefix + 1024 + headers.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 8 }
+        var buffer = [UInt8](repeating: 0, count: size)
+        return buffer.withUnsafeMutableBufferPointer { pointer -> Int32 in
+            guard let base = pointer.baseAddress else { return -1 }
+            let start = base + Self.prefix
+            let end = base + pointer.count - 1
+            var cursor: UnsafeMutablePointer<UInt8>? = start
+            if lws_add_http_header_status(wsi, UInt32(clamping: status), &cursor, end) != 0 { return -1 }
+            for header in headers {
+                let name = Array((header.name + ":").utf8) + [0]
+                let value = Array(header.value.utf8)
+                let failed = name.withUnsafeBufferPointer { namePointer in
+                    value.withUnsafeBufferPointer { valuePointer in
+                        lws_add_http_header_by_name(
+                            wsi, namePointer.baseAddress, valuePointer.baseAddress, Int32(valuePointer.count),
+                            &cursor, end)
+                    }
+                }
+                if failed != 0 { return -1 }
+            }
+            if let contentLength {
+                if lws_add_http_header_content_length(wsi, UInt64(contentLength), &cursor, end) != 0 { return -1 }
+            }
+            return lws_finalize_write_http_header(wsi, start, &cursor, end) != 0 ? -1 : 0
+        }
+    }
+}

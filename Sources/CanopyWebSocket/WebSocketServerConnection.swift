@@ -1,0 +1,57 @@
+import CanopyWire
+
+/// A websocket a client opened on a ``WebSocketListener``.
+///
+/// Events: each text message (fragmented frames reassembled), ``CanopyWire/ServerConnectionEvent/pong``
+/// for answers to ``sendPing()``, then one ``CanopyWire/ServerConnectionEvent/closed(_:)``.
+public final class WebSocketServerConnection: ServerConnection {
+    /// The upgrade request: `Host`, the query parameters (`v`, `ns`, `ls`, …), headers, peer.
+    public let request: ConnectionRequest
+    /// The request path of the upgrade, such as `/.ws`.
+    public let path: String
+    /// The connection's events; single consumer.
+    public let events: AsyncStream<ServerConnectionEvent>
+    let session: WebSocketSession
+
+    init(request: ConnectionRequest, path: String, loop: LWSServiceLoop, maximumMessageBytes: Int) {
+        self.request = request
+        self.path = path
+        let (events, continuation) = AsyncStream.makeStream(of: ServerConnectionEvent.self, bufferingPolicy: .unbounded)
+        self.events = events
+        session = WebSocketSession(
+            loop: loop, maximumMessageBytes: maximumMessageBytes,
+            sink: WebSocketSessionSink(
+                message: { continuation.yield(.frame($0)) },
+                pong: { continuation.yield(.pong) },
+                closed: { reason in
+                    continuation.yield(.closed(reason))
+                    continuation.finish()
+                }))
+    }
+
+    /// Sends one text frame; ignored once closed.
+    public func send(_ frame: String) async {
+        try? session.send(frame)
+    }
+
+    /// Queues one text frame without suspending; throws ``WebSocketError/connectionClosed``
+    /// once closing.
+    public func sendNow(_ frame: String) throws(WebSocketError) {
+        try session.send(frame)
+    }
+
+    /// Sends an RFC 6455 ping; a `.pong` event follows while the client is alive.
+    public func sendPing() async {
+        try? session.sendPing()
+    }
+
+    /// Sends what is queued, then a normal close frame.
+    public func close() async {
+        session.close()
+    }
+
+    /// Closes with a specific status code and reason.
+    public func close(code: UInt16, reason: String) {
+        session.close(code: code, reason: reason)
+    }
+}

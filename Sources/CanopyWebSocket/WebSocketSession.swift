@@ -1,0 +1,238 @@
+import CWebSockets
+import CanopyWire
+import Foundation
+
+/// Where a ``WebSocketSession`` reports what happens on its connection. Called on the service
+/// thread (or, for `closed`, on whichever thread finds the loop already stopped); each
+/// closure must only hand the event on (yield to a continuation), never block.
+struct WebSocketSessionSink: Sendable {
+    /// One complete text message (fragmented frames reassembled).
+    var message: @Sendable (String) -> Void
+    /// A pong answering one of our pings.
+    var pong: @Sendable () -> Void
+    /// The connection ended; called exactly once, last.
+    var closed: @Sendable (TransportCloseReason) -> Void
+}
+
+/// One open websocket (client or server side) bridged between the service thread and Swift.
+///
+/// Swift code calls ``send(_:)``, ``sendPing()`` and ``close(code:reason:)`` from any thread:
+/// frames are queued under a lock and the service thread is woken to write them, one
+/// `lws_write` per writable callback. What arrives is reported to the ``WebSocketSessionSink``.
+/// Properties marked "service thread" are touched only by libwebsockets callbacks.
+final class WebSocketSession: @unchecked Sendable {
+    private enum Outgoing {
+        case text([UInt8])
+        case ping
+    }
+
+    private let sink: WebSocketSessionSink
+    private let loop: LWSServiceLoop
+    private let maximumMessageBytes: Int
+
+    private let lock = NSLock()
+    // Guarded by `lock`.
+    private var outgoing: [Outgoing] = []
+    private var outgoingHead = 0
+    private var writeRequested = false
+    private var closeRequest: (code: UInt16, reason: String)?
+    private var ended = false
+
+    // Service thread only.
+    private(set) var wsi: OpaquePointer?
+    private var receiveBuffer: [UInt8] = []
+    private var peerClosed = false
+
+    private static let prefix = Int(canopy_lws_pre)
+    private static let pingPayload = Array("canopy".utf8)
+    /// Normal closure status code.
+    static let normalClose: UInt16 = 1000
+    /// "Going away" status code.
+    static let goingAwayClose: UInt16 = 1001
+    /// "Message too big" status code.
+    static let messageTooBigClose: UInt16 = 1009
+
+    /// Creates a session served by `loop`; bind it to its connection with ``attach(_:)``.
+    init(loop: LWSServiceLoop, maximumMessageBytes: Int, sink: WebSocketSessionSink) {
+        self.loop = loop
+        self.maximumMessageBytes = maximumMessageBytes
+        self.sink = sink
+    }
+
+    /// Queues one text frame. Throws ``WebSocketError/connectionClosed`` once closing.
+    func send(_ text: String) throws(WebSocketError) {
+        var frame = [UInt8]()
+        frame.reserveCapacity(Self.prefix + text.utf8.count)
+        frame.append(contentsOf: repeatElement(0, count: Self.prefix))
+        frame.append(contentsOf: text.utf8)
+        try enqueue(.text(frame))
+    }
+
+    /// Queues a websocket ping; the peer's pong is reported to the sink.
+    func sendPing() throws(WebSocketError) {
+        try enqueue(.ping)
+    }
+
+    private func enqueue(_ item: Outgoing) throws(WebSocketError) {
+        let kick: Bool? = lock.withLock {
+            if ended || closeRequest != nil { return nil }
+            outgoing.append(item)
+            if writeRequested { return false }
+            writeRequested = true
+            return true
+        }
+        guard let kick else { throw .connectionClosed }
+        if kick { requestWritable() }
+    }
+
+    /// Sends the queued frames, then a close frame with `code` and `reason`.
+    func close(code: UInt16 = WebSocketSession.normalClose, reason: String = "") {
+        let kick: Bool = lock.withLock {
+            if ended || closeRequest != nil { return false }
+            closeRequest = (code, reason)
+            if writeRequested { return false }
+            writeRequested = true
+            return true
+        }
+        if kick { requestWritable() }
+    }
+
+    private func requestWritable() {
+        let scheduled = loop.schedule { [self] in
+            if let wsi { lws_callback_on_writable(wsi) }
+        }
+        if !scheduled { end(.failed("the websocket service stopped")) }
+    }
+
+    // MARK: Service thread
+
+    /// Binds the session to its libwebsockets connection (service thread).
+    func attach(_ wsi: OpaquePointer) {
+        self.wsi = wsi
+        let pending = lock.withLock { writeRequested }
+        if pending { lws_callback_on_writable(wsi) }
+    }
+
+    private enum WriteStep {
+        case item(Outgoing, more: Bool)
+        case close(code: UInt16, reason: String)
+        case idle
+    }
+
+    /// Handles a writable callback: writes one queued frame, or the close frame (service thread).
+    func writable() -> Int32 {
+        guard let wsi else { return -1 }
+        let step: WriteStep = lock.withLock {
+            if outgoingHead < outgoing.count {
+                let item = outgoing[outgoingHead]
+                outgoingHead += 1
+                if outgoingHead == outgoing.count {
+                    outgoing.removeAll(keepingCapacity: true)
+                    outgoingHead = 0
+                } else if outgoingHead >= 1024 {
+                    outgoing.removeFirst(outgoingHead)
+                    outgoingHead = 0
+                }
+                let more = outgoingHead < outgoing.count || closeRequest != nil
+                if !more { writeRequested = false }
+                return .item(item, more: more)
+            }
+            if let closeRequest { return .close(code: closeRequest.code, reason: closeRequest.reason) }
+            writeRequested = false
+            return .idle
+        }
+        switch step {
+        case .idle:
+            return 0
+        case .item(let item, let more):
+            if write(item, to: wsi) != 0 { return -1 }
+            if more { lws_callback_on_writable(wsi) }
+            return 0
+        case .close(let code, let reason):
+            setCloseReason(wsi, code: code, reason: reason)
+            return -1
+        }
+    }
+
+    private func write(_ item: Outgoing, to wsi: OpaquePointer) -> Int32 {
+        switch item {
+        case .text(var frame):
+            let length = frame.count - Self.prefix
+            let written = frame.withUnsafeMutableBufferPointer { buffer -> Int32 in
+                guard let base = buffer.baseAddress else { return -1 }
+                return lws_write(wsi, base + Self.prefix, length, LWS_WRITE_TEXT)
+            }
+            return written < Int32(clamping: length) ? -1 : 0
+        case .ping:
+            // libwebsockets does not report an empty pong to the callback, so the ping
+            // carries a payload for the peer to echo.
+            var frame = [UInt8](repeating: 0, count: Self.prefix) + Self.pingPayload
+            let written = frame.withUnsafeMutableBufferPointer { buffer -> Int32 in
+                guard let base = buffer.baseAddress else { return -1 }
+                return lws_write(wsi, base + Self.prefix, Self.pingPayload.count, LWS_WRITE_PING)
+            }
+            return written < Int32(Self.pingPayload.count) ? -1 : 0
+        }
+    }
+
+    private func setCloseReason(_ wsi: OpaquePointer, code: UInt16, reason: String) {
+        var bytes = Array(reason.utf8.prefix(123))
+        bytes.withUnsafeMutableBufferPointer { buffer in
+            lws_close_reason(wsi, lws_close_status(rawValue: UInt32(code)), buffer.baseAddress, buffer.count)
+        }
+    }
+
+    /// Handles received bytes; reports a message once its final fragment arrived (service thread).
+    func receive(_ input: UnsafeMutableRawPointer?, _ length: Int) -> Int32 {
+        guard let wsi else { return -1 }
+        if let input, length > 0 {
+            if receiveBuffer.count + length > maximumMessageBytes {
+                setCloseReason(wsi, code: Self.messageTooBigClose, reason: "message too big")
+                end(.failed("a message exceeded \(maximumMessageBytes) bytes"))
+                return -1
+            }
+            receiveBuffer.append(contentsOf: UnsafeRawBufferPointer(start: input, count: length))
+        }
+        if lws_is_final_fragment(wsi) != 0 {
+            let text = String(decoding: receiveBuffer, as: UTF8.self)
+            receiveBuffer.removeAll(keepingCapacity: receiveBuffer.count <= 1 << 20)
+            sink.message(text)
+        }
+        return 0
+    }
+
+    /// Reports a pong (service thread).
+    func receivedPong() {
+        sink.pong()
+    }
+
+    /// Notes that the peer sent a close frame (service thread).
+    func peerInitiatedClose() {
+        peerClosed = true
+    }
+
+    /// The connection is gone (service thread).
+    func connectionClosed() {
+        let closedLocally = lock.withLock { closeRequest != nil }
+        wsi = nil
+        if closedLocally {
+            end(.closedLocally)
+        } else if peerClosed {
+            end(.closedByPeer)
+        } else {
+            end(.failed("the connection dropped without a close handshake"))
+        }
+    }
+
+    /// Ends the session with `reason` unless it already ended.
+    func end(_ reason: TransportCloseReason) {
+        let first: Bool = lock.withLock {
+            if ended { return false }
+            ended = true
+            outgoing.removeAll()
+            outgoingHead = 0
+            return true
+        }
+        if first { sink.closed(reason) }
+    }
+}

@@ -1,0 +1,130 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A minimal blocking HTTP/1.1 client over a TCP socket, run on its own thread so tests do
+/// not block the concurrency pool. Every read has a 15 s socket timeout.
+enum RawHTTPClient {
+    struct Response: Sendable {
+        var status: Int
+        var headers: [String: String]
+        var body: [UInt8]
+        var bodyText: String { String(decoding: body, as: UTF8.self) }
+    }
+
+    /// Sends `request` bytes to 127.0.0.1:`port` and returns everything read until the server
+    /// closes the connection.
+    static func exchange(port: Int, request: [UInt8]) async throws -> [UInt8] {
+        try await onThread {
+            let socket = try connect(port: port)
+            defer { close(socket) }
+            try sendAll(socket, request)
+            return try readToEnd(socket)
+        }
+    }
+
+    /// Sends one request with `Connection: close` and parses the response.
+    static func send(
+        port: Int, method: String, target: String, headers: [(String, String)] = [], body: [UInt8] = []
+    ) async throws -> Response {
+        var head = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
+        for (name, value) in headers { head += "\(name): \(value)\r\n" }
+        if !body.isEmpty || method == "PUT" || method == "POST" || method == "PATCH" {
+            head += "Content-Length: \(body.count)\r\n"
+        }
+        head += "\r\n"
+        let raw = try await exchange(port: port, request: Array(head.utf8) + body)
+        return try parse(raw)
+    }
+
+    static func parse(_ raw: [UInt8]) throws -> Response {
+        let separator: [UInt8] = Array("\r\n\r\n".utf8)
+        guard let split = raw.firstRange(of: separator) else {
+            throw WaitFailure(description: "no header terminator in \(String(decoding: raw, as: UTF8.self))")
+        }
+        let headText = String(decoding: raw[..<split.lowerBound], as: UTF8.self)
+        var lines = headText.components(separatedBy: "\r\n")
+        let statusLine = lines.removeFirst().split(separator: " ")
+        guard statusLine.count >= 2, let status = Int(statusLine[1]) else {
+            throw WaitFailure(description: "bad status line in \(headText)")
+        }
+        var headers: [String: String] = [:]
+        for line in lines {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(
+                in: .whitespaces)
+        }
+        return Response(status: status, headers: headers, body: Array(raw[split.upperBound...]))
+    }
+
+    private static func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            let thread = Thread {
+                continuation.resume(with: Result { try body() })
+            }
+            thread.start()
+        }
+    }
+
+    private static func connect(port: Int) throws -> Int32 {
+        #if canImport(Glibc)
+            let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+            let socket = Darwin.socket(AF_INET, SOCK_STREAM, 0)
+        #endif
+        guard socket >= 0 else { throw WaitFailure(description: "socket() failed") }
+        var timeout = timeval(tv_sec: 15, tv_usec: 0)
+        setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(socket, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let result = withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                #if canImport(Glibc)
+                    Glibc.connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                #else
+                    Darwin.connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                #endif
+            }
+        }
+        guard result == 0 else {
+            close(socket)
+            throw WaitFailure(description: "connect to port \(port) failed: errno \(errno)")
+        }
+        return socket
+    }
+
+    private static func sendAll(_ socket: Int32, _ bytes: [UInt8]) throws {
+        var offset = 0
+        while offset < bytes.count {
+            let sent = bytes[offset...].withUnsafeBytes { buffer in
+                #if canImport(Glibc)
+                    Glibc.send(socket, buffer.baseAddress, buffer.count, 0)
+                #else
+                    Darwin.send(socket, buffer.baseAddress, buffer.count, 0)
+                #endif
+            }
+            guard sent > 0 else { throw WaitFailure(description: "send failed: errno \(errno)") }
+            offset += sent
+        }
+    }
+
+    private static func readToEnd(_ socket: Int32) throws -> [UInt8] {
+        var result: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
+            if count == 0 { return result }
+            guard count > 0 else {
+                throw WaitFailure(description: "recv failed or timed out (errno \(errno)) after \(result.count) bytes")
+            }
+            result += buffer[..<count]
+        }
+    }
+}
