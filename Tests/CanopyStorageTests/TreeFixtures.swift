@@ -46,6 +46,9 @@ enum Backend: String, CaseIterable, Sendable, CustomStringConvertible {
     case memory
     case sqlite
     case sqliteNormal
+    case jsonFile
+    /// The JSON-file backend compacting after almost every write.
+    case jsonFileCompacting
 
     var description: String { rawValue }
 
@@ -59,6 +62,9 @@ enum Backend: String, CaseIterable, Sendable, CustomStringConvertible {
         case .sqlite: return try SQLiteTreeStore(path: directory.appendingPathComponent("tree.sqlite").path)
         case .sqliteNormal:
             return try SQLiteTreeStore(path: directory.appendingPathComponent("tree.sqlite").path, synchronous: .normal)
+        case .jsonFile: return try JSONFileTreeStore(directory: directory.appendingPathComponent("json").path)
+        case .jsonFileCompacting:
+            return try JSONFileTreeStore(directory: directory.appendingPathComponent("json").path, compactionThreshold: 64)
         }
     }
 }
