@@ -13,7 +13,7 @@
 ///
 /// Objects keep every member in document order, including repeated keys; the
 /// ``JSONValue`` subscript reads the last one.
-public struct JSONParser {
+public struct JSONParser: ~Copyable {
     /// The deepest nesting of arrays and objects the parser accepts.
     public static let maximumDepth = 1000
 
@@ -49,10 +49,76 @@ public struct JSONParser {
     private var depth = 0
     /// Reused buffer for decoding strings that contain escapes.
     private var scratch: [UInt8] = []
+    /// Elements of the arrays being parsed, innermost last; a finished array moves its
+    /// elements out into storage of exactly the right size.
+    private var elementStack: UnsafeMutablePointer<JSONValue>
+    private var elementCount = 0
+    private var elementCapacity = 64
+    /// Members of the objects being parsed, like ``elementStack``.
+    private var memberStack: UnsafeMutablePointer<JSONMember>
+    private var memberCount = 0
+    private var memberCapacity = 64
 
     private init(base: UnsafePointer<UInt8>, end: Int) {
         self.base = base
         self.end = end
+        elementStack = .allocate(capacity: elementCapacity)
+        memberStack = .allocate(capacity: memberCapacity)
+    }
+
+    deinit {
+        elementStack.deinitialize(count: elementCount)
+        elementStack.deallocate()
+        memberStack.deinitialize(count: memberCount)
+        memberStack.deallocate()
+    }
+
+    @inline(__always)
+    private mutating func pushElement(_ element: consuming JSONValue) {
+        if elementCount == elementCapacity {
+            let larger = UnsafeMutablePointer<JSONValue>.allocate(capacity: elementCapacity * 2)
+            larger.moveInitialize(from: elementStack, count: elementCount)
+            elementStack.deallocate()
+            elementStack = larger
+            elementCapacity *= 2
+        }
+        (elementStack + elementCount).initialize(to: element)
+        elementCount += 1
+    }
+
+    /// Moves the elements from `start` to the top of the stack into a new array.
+    private mutating func popElements(from start: Int) -> [JSONValue] {
+        let count = elementCount - start
+        let source = elementStack + start
+        elementCount = start
+        return [JSONValue](unsafeUninitializedCapacity: count) { buffer, initialized in
+            buffer.baseAddress?.moveInitialize(from: source, count: count)
+            initialized = count
+        }
+    }
+
+    @inline(__always)
+    private mutating func pushMember(_ member: consuming JSONMember) {
+        if memberCount == memberCapacity {
+            let larger = UnsafeMutablePointer<JSONMember>.allocate(capacity: memberCapacity * 2)
+            larger.moveInitialize(from: memberStack, count: memberCount)
+            memberStack.deallocate()
+            memberStack = larger
+            memberCapacity *= 2
+        }
+        (memberStack + memberCount).initialize(to: member)
+        memberCount += 1
+    }
+
+    /// Moves the members from `start` to the top of the stack into a new array.
+    private mutating func popMembers(from start: Int) -> [JSONMember] {
+        let count = memberCount - start
+        let source = memberStack + start
+        memberCount = start
+        return [JSONMember](unsafeUninitializedCapacity: count) { buffer, initialized in
+            buffer.baseAddress?.moveInitialize(from: source, count: count)
+            initialized = count
+        }
     }
 
     // MARK: Structure
@@ -119,14 +185,14 @@ public struct JSONParser {
 
     private mutating func parseArray() throws(JSONError) -> JSONValue {
         try enterContainer()
-        var elements: [JSONValue] = []
         if index < end && base[index] == .closeBracket {
             index += 1
             depth -= 1
-            return .array(elements)
+            return .array([])
         }
+        let start = elementCount
         while true {
-            elements.append(try parseValue())
+            pushElement(try parseValue())
             skipWhitespace()
             guard index < end else { throw JSONError(.unexpectedEnd, offset: index) }
             switch base[index] {
@@ -136,7 +202,7 @@ public struct JSONParser {
             case .closeBracket:
                 index += 1
                 depth -= 1
-                return .array(elements)
+                return .array(popElements(from: start))
             case let byte:
                 throw JSONError(.unexpectedCharacter(byte), offset: index)
             }
@@ -145,12 +211,12 @@ public struct JSONParser {
 
     private mutating func parseObject() throws(JSONError) -> JSONValue {
         try enterContainer()
-        var members: [JSONMember] = []
         if index < end && base[index] == .closeBrace {
             index += 1
             depth -= 1
-            return .object(members)
+            return .object([])
         }
+        let start = memberCount
         while true {
             guard index < end else { throw JSONError(.unexpectedEnd, offset: index) }
             guard base[index] == .quote else {
@@ -164,7 +230,7 @@ public struct JSONParser {
             }
             index += 1
             skipWhitespace()
-            members.append(JSONMember(key, try parseValue()))
+            pushMember(JSONMember(key, try parseValue()))
             skipWhitespace()
             guard index < end else { throw JSONError(.unexpectedEnd, offset: index) }
             switch base[index] {
@@ -174,7 +240,7 @@ public struct JSONParser {
             case .closeBrace:
                 index += 1
                 depth -= 1
-                return .object(members)
+                return .object(popMembers(from: start))
             case let byte:
                 throw JSONError(.unexpectedCharacter(byte), offset: index)
             }
@@ -187,60 +253,89 @@ public struct JSONParser {
     private mutating func parseString() throws(JSONError) -> String {
         let quote = index
         let start = index + 1
-        var position = start
-        var combined: UInt8 = 0
-        while position < end {
-            let byte = base[position]
-            if byte == .quote {
-                index = position + 1
-                let bytes = UnsafeBufferPointer(start: base + start, count: position - start)
-                if combined < 0x80 { return String(decoding: bytes, as: UTF8.self) }
-                guard let string = String(validating: bytes, as: UTF8.self) else {
-                    throw JSONError(.invalidUTF8, offset: Self.firstInvalidUTF8(base, start, position) ?? start)
-                }
-                return string
-            }
-            if byte == .backslash {
-                index = position
-                return try parseEscapedString(quote: quote, start: start)
-            }
-            if byte < 0x20 {
-                try checkUTF8(from: start, to: position)
-                throw JSONError(.controlCharacterInString, offset: position)
-            }
-            combined |= byte
-            position += 1
+        var highBits: UInt64 = 0
+        let stop = plainRunEnd(from: start, highBits: &highBits)
+        guard stop < end else {
+            try checkUTF8(from: start, to: stop)
+            throw JSONError(.unterminatedString, offset: quote)
         }
-        try checkUTF8(from: start, to: position)
-        throw JSONError(.unterminatedString, offset: quote)
+        switch base[stop] {
+        case .quote:
+            index = stop + 1
+            let bytes = UnsafeBufferPointer(start: base + start, count: stop - start)
+            if highBits & Self.highBitLanes == 0 { return String(decoding: bytes, as: UTF8.self) }
+            guard let string = String(validating: bytes, as: UTF8.self) else {
+                throw JSONError(.invalidUTF8, offset: Self.firstInvalidUTF8(base, start, stop) ?? start)
+            }
+            return string
+        case .backslash:
+            index = stop
+            return try parseEscapedString(quote: quote, start: start)
+        default:
+            try checkUTF8(from: start, to: stop)
+            throw JSONError(.controlCharacterInString, offset: stop)
+        }
     }
 
     /// Continues a string at the backslash at `index`, decoding into ``scratch``.
     private mutating func parseEscapedString(quote: Int, start: Int) throws(JSONError) -> String {
         scratch.removeAll(keepingCapacity: true)
-        scratch.append(contentsOf: UnsafeBufferPointer(start: base + start, count: index - start))
-        while index < end {
-            let byte = base[index]
-            if byte == .quote {
+        var highBits: UInt64 = 0
+        var runStart = start
+        while true {
+            // `index` is at a quote, backslash or control character ending a plain run.
+            scratch.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: index - runStart))
+            switch base[index] {
+            case .quote:
                 index += 1
+                if highBits & Self.highBitLanes == 0 { return String(decoding: scratch, as: UTF8.self) }
                 guard let string = String(validating: scratch, as: UTF8.self) else {
                     throw JSONError(.invalidUTF8, offset: Self.firstInvalidUTF8(base, start, index - 1) ?? start)
                 }
                 return string
-            }
-            if byte == .backslash {
+            case .backslash:
                 try decodeEscape(quote: quote)
-                continue
-            }
-            if byte < 0x20 {
+            default:
                 try checkUTF8(from: start, to: index)
                 throw JSONError(.controlCharacterInString, offset: index)
             }
-            scratch.append(byte)
-            index += 1
+            runStart = index
+            index = plainRunEnd(from: index, highBits: &highBits)
+            guard index < end else {
+                try checkUTF8(from: start, to: index)
+                throw JSONError(.unterminatedString, offset: quote)
+            }
         }
-        try checkUTF8(from: start, to: index)
-        throw JSONError(.unterminatedString, offset: quote)
+    }
+
+    private static let byteLanes: UInt64 = 0x0101_0101_0101_0101
+    private static let highBitLanes: UInt64 = 0x8080_8080_8080_8080
+
+    /// The offset of the first quote, backslash or control character at or after `start`
+    /// (or `end`), OR-ing the bytes passed over into `highBits` to detect non-ASCII text.
+    /// Eight bytes are examined at a time while none of them is special.
+    @inline(__always)
+    private func plainRunEnd(from start: Int, highBits: inout UInt64) -> Int {
+        var position = start
+        while position &+ 8 <= end {
+            let word = UnsafeRawPointer(base + position).loadUnaligned(as: UInt64.self)
+            // A lane is flagged when it is a quote, a backslash or below 0x20 (exact for "any lane").
+            let quotes = word ^ (Self.byteLanes &* 0x22)
+            let backslashes = word ^ (Self.byteLanes &* 0x5C)
+            let special = ((quotes &- Self.byteLanes) & ~quotes)
+                | ((backslashes &- Self.byteLanes) & ~backslashes)
+                | ((word &- Self.byteLanes &* 0x20) & ~word)
+            if special & Self.highBitLanes != 0 { break }
+            highBits |= word
+            position &+= 8
+        }
+        while position < end {
+            let byte = base[position]
+            if byte == .quote || byte == .backslash || byte < 0x20 { break }
+            highBits |= UInt64(byte)
+            position &+= 1
+        }
+        return position
     }
 
     /// Decodes the escape sequence whose backslash is at `index` into ``scratch``; `quote`

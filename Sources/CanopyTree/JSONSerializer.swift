@@ -1,4 +1,4 @@
-/// Writes ``JSONValue``s as RFC 8259 JSON text into a UTF-8 byte buffer.
+/// Writes ``JSONValue``s as RFC 8259 JSON text into a growing UTF-8 buffer.
 ///
 /// Output rules:
 /// - Strings are escaped minimally: `"` and `\` with a backslash, the control characters
@@ -11,25 +11,57 @@
 /// - The compact form has no whitespace. The pretty form puts each member and element on its
 ///   own line indented by two spaces per level, with `": "` after keys; empty arrays and
 ///   objects stay `[]` and `{}`.
-public struct JSONSerializer {
+///
+/// Most callers use ``JSONValue/serialized()`` or ``JSONValue/serializedBytes()``; the
+/// serializer itself appends several values to one buffer. It owns its buffer, so it cannot
+/// be copied.
+public struct JSONSerializer: ~Copyable {
     /// Whether output is indented over several lines.
     public let pretty: Bool
-    /// The UTF-8 text written so far.
-    public private(set) var bytes: [UInt8]
+    private var base: UnsafeMutablePointer<UInt8>
+    private var count = 0
+    private var capacity: Int
     private var indentLevel = 0
 
-    /// Creates an empty serializer, reserving `capacity` bytes of output.
-    public init(pretty: Bool = false, reservingCapacity capacity: Int = 256) {
+    /// Creates an empty serializer with room for `capacity` bytes before it must grow.
+    public init(pretty: Bool = false, reservingCapacity capacity: Int = 1024) {
         self.pretty = pretty
-        bytes = []
-        bytes.reserveCapacity(capacity)
+        self.capacity = max(capacity, 64)
+        base = UnsafeMutablePointer<UInt8>.allocate(capacity: self.capacity)
+    }
+
+    deinit {
+        base.deallocate()
+    }
+
+    /// The number of bytes written so far.
+    public var byteCount: Int { count }
+
+    /// The text written so far as UTF-8 bytes.
+    public consuming func makeBytes() -> [UInt8] {
+        let source = UnsafePointer(base)
+        let written = count
+        return [UInt8](unsafeUninitializedCapacity: written) { buffer, initialized in
+            buffer.baseAddress?.initialize(from: source, count: written)
+            initialized = written
+        }
+    }
+
+    /// The text written so far.
+    public consuming func makeString() -> String {
+        let source = UnsafePointer(base)
+        let written = count
+        return String(unsafeUninitializedCapacity: written) { buffer in
+            buffer.baseAddress?.initialize(from: source, count: written)
+            return written
+        }
     }
 
     /// Appends `value` as JSON text.
     public mutating func write(_ value: JSONValue) {
         switch value {
-        case .null: append(Self.nullText)
-        case .bool(let flag): append(flag ? Self.trueText : Self.falseText)
+        case .null: writeStatic("null")
+        case .bool(let flag): writeStatic(flag ? "true" : "false")
         case .int(let integer): writeInteger(integer)
         case .double(let number): writeDouble(number)
         case .string(let string): writeString(string)
@@ -38,156 +70,239 @@ public struct JSONSerializer {
         }
     }
 
-    private static let nullText: StaticString = "null"
-    private static let trueText: StaticString = "true"
-    private static let falseText: StaticString = "false"
+    // MARK: Buffer
 
+    /// Makes room for `extra` more bytes, so that the next `extra` bytes can be stored
+    /// without checks.
     @inline(__always)
-    private mutating func append(_ text: StaticString) {
-        bytes.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    private mutating func reserve(_ extra: Int) {
+        if capacity &- count < extra { grow(extra) }
     }
 
+    @inline(never)
+    private mutating func grow(_ extra: Int) {
+        let newCapacity = max(capacity * 2, count + extra)
+        let newBase = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+        newBase.moveInitialize(from: base, count: count)
+        base.deallocate()
+        base = newBase
+        capacity = newCapacity
+    }
+
+    /// Stores one byte; room must have been reserved.
+    @inline(__always)
+    private mutating func put(_ byte: UInt8) {
+        base[count] = byte
+        count &+= 1
+    }
+
+    /// Stores `length` bytes from `source`; room must have been reserved.
+    @inline(__always)
+    private mutating func put(_ source: UnsafePointer<UInt8>, _ length: Int) {
+        (base + count).initialize(from: source, count: length)
+        count &+= length
+    }
+
+    private mutating func writeStatic(_ text: StaticString) {
+        reserve(text.utf8CodeUnitCount)
+        put(text.utf8Start, text.utf8CodeUnitCount)
+    }
+
+    // MARK: Containers
+
     private mutating func writeArray(_ elements: [JSONValue]) {
+        reserve(2)
+        put(0x5B)
         guard !elements.isEmpty else {
-            bytes.append(0x5B)
-            bytes.append(0x5D)
+            put(0x5D)
             return
         }
-        bytes.append(0x5B)
         indentLevel += 1
-        for (position, element) in elements.enumerated() {
-            if position > 0 { bytes.append(0x2C) }
+        for position in elements.indices {
+            if position > 0 {
+                reserve(1)
+                put(0x2C)
+            }
             if pretty { writeLineBreak() }
-            write(element)
+            write(elements[position])
         }
         indentLevel -= 1
         if pretty { writeLineBreak() }
-        bytes.append(0x5D)
+        reserve(1)
+        put(0x5D)
     }
 
     private mutating func writeObject(_ members: [JSONMember]) {
+        reserve(2)
+        put(0x7B)
         guard !members.isEmpty else {
-            bytes.append(0x7B)
-            bytes.append(0x7D)
+            put(0x7D)
             return
         }
-        bytes.append(0x7B)
         indentLevel += 1
-        for (position, member) in members.enumerated() {
-            if position > 0 { bytes.append(0x2C) }
+        for position in members.indices {
+            if position > 0 {
+                reserve(1)
+                put(0x2C)
+            }
             if pretty { writeLineBreak() }
-            writeString(member.key)
-            bytes.append(0x3A)
-            if pretty { bytes.append(0x20) }
-            write(member.value)
+            writeString(members[position].key)
+            reserve(2)
+            put(0x3A)
+            if pretty { put(0x20) }
+            write(members[position].value)
         }
         indentLevel -= 1
         if pretty { writeLineBreak() }
-        bytes.append(0x7D)
+        reserve(1)
+        put(0x7D)
     }
 
     private mutating func writeLineBreak() {
-        bytes.append(0x0A)
-        bytes.append(contentsOf: repeatElement(0x20, count: 2 * indentLevel))
+        let indent = 2 * indentLevel
+        reserve(1 + indent)
+        put(0x0A)
+        (base + count).initialize(repeating: 0x20, count: indent)
+        count += indent
     }
 
     // MARK: Numbers
 
     private mutating func writeInteger(_ value: Int64) {
-        // Digits are produced backwards into a 20-byte stack buffer (Int64.min has 19 digits
-        // plus the sign).
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
-            var magnitude = value.magnitude
-            var position = 20
-            repeat {
-                position -= 1
-                digits[position] = 0x30 &+ UInt8(truncatingIfNeeded: magnitude % 10)
-                magnitude /= 10
-            } while magnitude != 0
-            if value < 0 {
-                position -= 1
-                digits[position] = 0x2D
-            }
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: digits[position ..< 20]))
+        var magnitude = value.magnitude
+        var digits = 1
+        var limit: UInt64 = 10
+        while digits < 20 && magnitude >= limit {
+            digits += 1
+            limit = limit &* 10
         }
+        reserve(digits + 1)
+        if value < 0 { put(0x2D) }
+        var position = count + digits
+        count = position
+        repeat {
+            position -= 1
+            base[position] = 0x30 &+ UInt8(truncatingIfNeeded: magnitude % 10)
+            magnitude /= 10
+        } while magnitude != 0
     }
 
     private mutating func writeDouble(_ value: Double) {
         guard value.isFinite else {
-            append(Self.nullText)
+            writeStatic("null")
             return
         }
         // Integral values below 2^53 are exact as Int64 and print without a fraction.
         // (Truncating conversion and comparison, not `rounded()`, which would need libm.)
         if value.magnitude < 9_007_199_254_740_992, Double(Int64(value)) == value {
-            let integer = Int64(value)
-            if integer == 0 && value.sign == .minus {
-                bytes.append(0x2D)
-                bytes.append(0x30)
+            if value == 0 && value.sign == .minus {
+                writeStatic("-0")
             } else {
-                writeInteger(integer)
+                writeInteger(Int64(value))
             }
             return
         }
         // `description` is the shortest representation that round-trips.
         var text = value.description
         if text.hasSuffix(".0") { text.removeLast(2) }
-        bytes.append(contentsOf: text.utf8)
+        writeRawUTF8(text)
+    }
+
+    private mutating func writeRawUTF8(_ text: String) {
+        let written: Void? = text.utf8.withContiguousStorageIfAvailable { utf8 in
+            guard let source = utf8.baseAddress else { return }
+            reserve(utf8.count)
+            put(source, utf8.count)
+        }
+        if written == nil {
+            var copy = text
+            copy.withUTF8 { utf8 in
+                guard let source = utf8.baseAddress else { return }
+                reserve(utf8.count)
+                put(source, utf8.count)
+            }
+        }
     }
 
     // MARK: Strings
 
     private mutating func writeString(_ string: String) {
-        bytes.append(0x22)
-        let written: Void? = string.utf8.withContiguousStorageIfAvailable { writeEscaped($0) }
+        let written: Void? = string.utf8.withContiguousStorageIfAvailable { writeQuoted($0) }
         if written == nil {
             var copy = string
-            copy.withUTF8 { writeEscaped($0) }
+            copy.withUTF8 { writeQuoted($0) }
         }
-        bytes.append(0x22)
     }
 
-    private mutating func writeEscaped(_ utf8: UnsafeBufferPointer<UInt8>) {
+    private static let byteLanes: UInt64 = 0x0101_0101_0101_0101
+    private static let highBitLanes: UInt64 = 0x8080_8080_8080_8080
+    private static let hexDigits: StaticString = "0123456789abcdef"
+
+    /// Writes `utf8` as a quoted, escaped JSON string.
+    private mutating func writeQuoted(_ utf8: UnsafeBufferPointer<UInt8>) {
+        let length = utf8.count
+        // Worst case: every byte becomes a six-byte `\u00XX`, plus the quotes.
+        reserve(length &* 6 &+ 2)
+        put(0x22)
+        guard let source = utf8.baseAddress else {
+            put(0x22)
+            return
+        }
         var runStart = 0
-        for position in utf8.indices {
-            let byte = utf8[position]
-            guard byte < 0x20 || byte == 0x22 || byte == 0x5C else { continue }
-            if runStart < position {
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart ..< position]))
+        var position = 0
+        while true {
+            // Skip eight bytes at a time while none is a quote, backslash or control character.
+            while position &+ 8 <= length {
+                let word = UnsafeRawPointer(source + position).loadUnaligned(as: UInt64.self)
+                let quotes = word ^ (Self.byteLanes &* 0x22)
+                let backslashes = word ^ (Self.byteLanes &* 0x5C)
+                let special = ((quotes &- Self.byteLanes) & ~quotes)
+                    | ((backslashes &- Self.byteLanes) & ~backslashes)
+                    | ((word &- Self.byteLanes &* 0x20) & ~word)
+                if special & Self.highBitLanes != 0 { break }
+                position &+= 8
             }
-            runStart = position + 1
-            bytes.append(0x5C)
+            while position < length {
+                let byte = source[position]
+                if byte < 0x20 || byte == 0x22 || byte == 0x5C { break }
+                position &+= 1
+            }
+            put(source + runStart, position &- runStart)
+            guard position < length else { break }
+            let byte = source[position]
+            position &+= 1
+            runStart = position
+            put(0x5C)
             switch byte {
-            case 0x22, 0x5C: bytes.append(byte)
-            case 0x08: bytes.append(0x62)
-            case 0x0C: bytes.append(0x66)
-            case 0x0A: bytes.append(0x6E)
-            case 0x0D: bytes.append(0x72)
-            case 0x09: bytes.append(0x74)
+            case 0x22, 0x5C: put(byte)
+            case 0x08: put(0x62)
+            case 0x0C: put(0x66)
+            case 0x0A: put(0x6E)
+            case 0x0D: put(0x72)
+            case 0x09: put(0x74)
             default:
-                let hexDigits: StaticString = "0123456789abcdef"
-                bytes.append(0x75)
-                bytes.append(0x30)
-                bytes.append(0x30)
-                bytes.append(hexDigits.utf8Start[Int(byte >> 4)])
-                bytes.append(hexDigits.utf8Start[Int(byte & 0x0F)])
+                put(0x75)
+                put(0x30)
+                put(0x30)
+                put(Self.hexDigits.utf8Start[Int(byte >> 4)])
+                put(Self.hexDigits.utf8Start[Int(byte & 0x0F)])
             }
         }
-        if runStart < utf8.count {
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
-        }
+        put(0x22)
     }
 }
 
 extension JSONValue {
     /// The compact JSON text of this value (no whitespace).
     public func serialized() -> String {
-        String(decoding: serializedBytes(), as: UTF8.self)
+        serialized(pretty: false)
     }
 
     /// The JSON text of this value, indented with two spaces per level when `pretty`.
     public func serialized(pretty: Bool) -> String {
-        String(decoding: serializedBytes(pretty: pretty), as: UTF8.self)
+        var serializer = JSONSerializer(pretty: pretty)
+        serializer.write(self)
+        return serializer.makeString()
     }
 
     /// The compact JSON text of this value as UTF-8 bytes.
@@ -199,6 +314,6 @@ extension JSONValue {
     public func serializedBytes(pretty: Bool) -> [UInt8] {
         var serializer = JSONSerializer(pretty: pretty)
         serializer.write(self)
-        return serializer.bytes
+        return serializer.makeBytes()
     }
 }

@@ -151,6 +151,18 @@ import Testing
         #expect(try JSONParser.parse(bridged)["é"] == .string("ü"))
     }
 
+    @Test func largeAndNestedContainers() throws {
+        // Enough elements and members to grow the parser's internal stacks several times,
+        // with containers finishing while outer ones are still open.
+        let inner = JSONValue.object((0 ..< 150).map { JSONMember("k\($0)", .array([.int(Int64($0)), .string("v\($0)")])) })
+        let outer = JSONValue.array((0 ..< 300).map { $0 % 2 == 0 ? inner : .array((0 ..< $0).map { .int(Int64($0)) }) })
+        #expect(try JSONParser.parse(outer.serialized()) == outer)
+        // A failure deep inside a large document leaves nothing behind and reports its offset.
+        var text = outer.serialized()
+        text.removeLast()
+        #expect(failure(text) == JSONError(.unexpectedEnd, offset: text.utf8.count))
+    }
+
     // MARK: Errors
 
     @Test func emptyInput() {

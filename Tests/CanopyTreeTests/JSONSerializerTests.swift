@@ -68,10 +68,16 @@ import Testing
     }
 
     @Test func writerAppendsSeveralValues() {
-        var serializer = JSONSerializer()
+        var serializer = JSONSerializer(reservingCapacity: 0)
         serializer.write(.int(1))
         serializer.write(.string("a"))
-        #expect(serializer.bytes == Array(#"1"a""#.utf8))
+        // Enough to grow the buffer several times.
+        let long = String(repeating: "é\n", count: 500)
+        serializer.write(.array([.string(long), .double(-1.25)]))
+        #expect(serializer.byteCount == 1 + 3 + 2 + 500 * 4 + 2 + 6)
+        let text = serializer.makeString()
+        let expected = #"1"a"[""# + String(repeating: #"é\n"#, count: 500) + #"",-1.25]"#
+        #expect(text == expected)
     }
 
     // MARK: Round trip
