@@ -63,6 +63,7 @@ let package = Package(
         .testTarget(name: "CanopyWireTests", dependencies: ["CanopyWire"]),
         .testTarget(name: "CanopyWebSocketTests", dependencies: ["CanopyWebSocket"]),
         .testTarget(name: "CanopySyncTests", dependencies: ["CanopySync"]),
+        .testTarget(name: "CanopyServerTests", dependencies: ["CanopyServer"]),
     ],
     swiftLanguageModes: [.v6]
 )

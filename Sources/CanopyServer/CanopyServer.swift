@@ -1,4 +1,0 @@
-import CanopyTree
-
-/// The server engine's module marker; the engine lands with the server issue.
-public enum ServerInfo {}

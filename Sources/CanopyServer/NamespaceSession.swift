@@ -1,0 +1,14 @@
+import CanopyTree
+
+/// What a namespace keeps for one open connection: where its pushes go, its listens in the
+/// order they were registered, and its pending onDisconnect operations.
+struct NamespaceSession: Sendable {
+    /// The connection's identity.
+    let id: ServerSessionID
+    /// Queues a push on the connection's outbound stream, in call order, without waiting.
+    let sink: @Sendable (DataPush) -> Void
+    /// The connection's listens, in registration order (the fan-out order).
+    var listens: [ServerListen] = []
+    /// The connection's pending onDisconnect operations.
+    var onDisconnect = OnDisconnectQueue()
+}
