@@ -301,7 +301,7 @@ public actor ServerNamespace {
     /// Replaces server-value placeholders in `node`, to be written at `path`, using the time
     /// `now` and the data currently in `tree`.
     private func resolve(_ node: Node, at path: Path, now: Int64, against tree: Node) -> Node {
-        ServerValueResolver(now: now).resolve(node, existing: tree.child(at: path))
+        ServerValueResolver.resolve(node, existing: tree.child(at: path), now: now)
     }
 
     /// Stores the new tree's data at `path` (the node of a `.priority` path), then adopts

@@ -1,0 +1,129 @@
+import CanopyStorage
+import CanopyTree
+import CanopyWire
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// A server: the namespaces it holds, by name, and the connections it serves from any
+/// number of ``ServerListener``s (loopback, websockets, …).
+///
+/// Any namespace name is accepted; the first connection (or call) that names one opens it on
+/// a store made by the store factory. A connection's namespace is its `ns` parameter, else
+/// the first label of a `Host` with three or more labels, else the default namespace
+/// (protocol.md §2.1).
+public actor CanopyServer {
+    /// Server-wide settings.
+    public struct Configuration: Sendable {
+        /// The namespace of connections that name none.
+        public var defaultNamespace: String
+        /// Frame limits, probe interval and idle timeout of every connection.
+        public var connection: ServerConnectionStateMachine.Configuration
+        /// Who may read and write what, in every namespace.
+        public var policy: any AccessPolicy
+        /// The server time in milliseconds since the Unix epoch.
+        public var clock: @Sendable () -> Int64
+
+        /// Creates a configuration; by default an open policy, the system clock, and the
+        /// wire defaults (16384-character frames, 120 s idle timeout).
+        public init(
+            defaultNamespace: String = "default",
+            connection: ServerConnectionStateMachine.Configuration = .init(),
+            policy: any AccessPolicy = OpenAccessPolicy(),
+            clock: @escaping @Sendable () -> Int64 = CanopyServer.systemClock
+        ) {
+            self.defaultNamespace = defaultNamespace
+            self.connection = connection
+            self.policy = policy
+            self.clock = clock
+        }
+    }
+
+    /// The system time in milliseconds since the Unix epoch.
+    public static let systemClock: @Sendable () -> Int64 = {
+        Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))
+    }
+
+    /// The settings.
+    public let configuration: Configuration
+    private let makeStore: @Sendable (String) throws -> any TreeStore
+    private var namespaces: [String: ServerNamespace] = [:]
+    private var handlers: [ServerSessionID: ServerConnectionHandler] = [:]
+
+    /// Creates a server.
+    ///
+    /// - Parameters:
+    ///   - configuration: Server-wide settings.
+    ///   - makeStore: Opens the store of a namespace, given its name; called once per
+    ///     namespace.
+    public init(
+        configuration: Configuration = Configuration(),
+        makeStore: @escaping @Sendable (String) throws -> any TreeStore
+    ) {
+        self.configuration = configuration
+        self.makeStore = makeStore
+    }
+
+    /// The namespace named `name`, opened on first use.
+    ///
+    /// - Throws: The store factory's or the store's error when it cannot be opened.
+    public func namespace(named name: String) throws -> ServerNamespace {
+        if let existing = namespaces[name] { return existing }
+        let namespace = try ServerNamespace(
+            name: name, store: try makeStore(name), policy: configuration.policy, clock: configuration.clock)
+        namespaces[name] = namespace
+        return namespace
+    }
+
+    /// The name of the namespace a connection asks for.
+    public nonisolated func namespaceName(for request: ConnectionRequest) -> String {
+        if let ns = request.namespace, !ns.isEmpty { return ns }
+        let host = request.host.split(separator: ":").first.map(String.init) ?? ""
+        let labels = host.split(separator: ".")
+        let isAddress = labels.allSatisfy { $0.allSatisfy(\.isNumber) }
+        if labels.count >= 3, !isAddress { return String(labels[0]) }
+        return configuration.defaultNamespace
+    }
+
+    /// Serves every connection `listener` accepts until it stops accepting. Each
+    /// connection runs concurrently with the others.
+    public func serve(_ listener: some ServerListener) async {
+        await withDiscardingTaskGroup { group in
+            for await connection in listener.connections {
+                group.addTask { await self.serve(connection) }
+            }
+        }
+    }
+
+    /// Serves one connection until it ends.
+    ///
+    /// When the namespace cannot be opened the client gets a shutdown message naming the
+    /// problem and the connection is closed.
+    public func serve(_ connection: any ServerConnection) async {
+        let name = namespaceName(for: connection.request)
+        let namespace: ServerNamespace
+        do {
+            namespace = try self.namespace(named: name)
+        } catch {
+            let message = WireMessage.control(.shutdown(reason: "Namespace \"\(name)\" is unavailable: \(error)"))
+            for frame in FrameSplitter().frames(for: message) { await connection.send(frame) }
+            await connection.close()
+            return
+        }
+        if let previous = connection.request.lastSessionID, let stale = handlers[ServerSessionID(previous)] {
+            await stale.close()
+        }
+        let handler = ServerConnectionHandler(
+            connection: connection, namespace: namespace, configuration: configuration.connection,
+            clock: configuration.clock)
+        handlers[handler.session] = handler
+        await handler.run()
+        handlers[handler.session] = nil
+    }
+
+    /// The number of connections being served.
+    public var connectionCount: Int { handlers.count }
+}

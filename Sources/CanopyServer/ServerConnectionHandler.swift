@@ -1,0 +1,202 @@
+import CanopyTree
+import CanopyWire
+
+/// Serves one client connection: drives a ``ServerConnectionStateMachine`` from a transport's
+/// ``ServerConnection`` and hands the connection's requests to its ``ServerNamespace``.
+///
+/// Transport-agnostic: it sees only text frames, pongs and the close event. Behaviour:
+/// - sends the hello (`ts`, `v` `"5"`, `h` = the request's `Host`, `s` = the session id) at
+///   once;
+/// - processes requests strictly in arrival order, each to completion (the namespace queues
+///   the pushes a request causes before its response is queued), and answers each exactly
+///   once; `auth`/`gauth`/`unauth` change the connection's ``ConnectionAuth`` before the next
+///   request runs;
+/// - sends everything — hello, pushes, responses, pongs — through one ordered outbound queue,
+///   split into frames of at most 16384 characters;
+/// - on a frame that cannot be answered (not JSON, no request number, a bad chunk count) it
+///   sends a control error message naming the problem and closes the connection; a request
+///   whose number is readable is answered with an error status instead, and the connection
+///   stays open;
+/// - probes quiet connections with transport pings and closes those silent for the idle
+///   timeout;
+/// - when the connection ends for any reason, the namespace runs its onDisconnect
+///   operations.
+public actor ServerConnectionHandler {
+    /// One item of the ordered outbound queue.
+    private enum Outbound: Sendable {
+        case frames([String])
+        case ping
+        case close
+    }
+
+    /// The connection's session id (the hello's `s`).
+    public nonisolated let session: ServerSessionID
+    private let connection: any ServerConnection
+    private let namespace: ServerNamespace
+    private let clock: @Sendable () -> Int64
+    private var machine: ServerConnectionStateMachine
+    private var auth = ConnectionAuth.unauthenticated
+    private var timers: [ServerConnectionTimer: Task<Void, Never>] = [:]
+    private let outbound: AsyncStream<Outbound>.Continuation
+    private let outboundStream: AsyncStream<Outbound>
+    private var ended = false
+
+    /// Creates a handler for `connection`, serving `namespace`.
+    ///
+    /// - Parameters:
+    ///   - connection: The accepted transport connection.
+    ///   - namespace: The namespace the connection's `ns` names.
+    ///   - session: The session id to announce in the hello.
+    ///   - configuration: Frame limits, probe interval and idle timeout.
+    ///   - clock: The server time in milliseconds since the Unix epoch (the hello's `ts`).
+    public init(
+        connection: any ServerConnection, namespace: ServerNamespace, session: ServerSessionID = .random(),
+        configuration: ServerConnectionStateMachine.Configuration = .init(),
+        clock: @escaping @Sendable () -> Int64
+    ) {
+        self.connection = connection
+        self.namespace = namespace
+        self.session = session
+        self.clock = clock
+        self.machine = ServerConnectionStateMachine(configuration: configuration)
+        (outboundStream, outbound) = AsyncStream.makeStream(of: Outbound.self)
+    }
+
+    /// Serves the connection until it ends, then runs its onDisconnect operations. Returns
+    /// once everything queued has been handed to the transport.
+    public func run() async {
+        let writer = Task { [connection, outboundStream] in
+            for await item in outboundStream {
+                switch item {
+                case .frames(let frames):
+                    for frame in frames { await connection.send(frame) }
+                case .ping:
+                    await connection.sendPing()
+                case .close:
+                    await connection.close()
+                }
+            }
+        }
+        let splitter = FrameSplitter(
+            maxFrameSize: machine.configuration.maxFrameSize, maxFrameCount: machine.configuration.maxFrameCount)
+        await namespace.open(session: session) { [outbound] push in
+            outbound.yield(.frames(splitter.frames(for: .push(ServerConnectionHandler.wirePush(push)))))
+        }
+        let hello = Handshake(timestamp: clock(), host: connection.request.host, sessionID: session.value)
+        await perform(machine.connectionOpened(hello: hello, at: .now))
+        for await event in connection.events {
+            switch event {
+            case .frame(let frame):
+                await perform(machine.frameReceived(frame, at: .now))
+            case .pong:
+                await perform(machine.pongReceived(at: .now))
+            case .closed(let reason):
+                await perform(machine.transportClosed(reason, at: .now))
+            }
+            if ended { break }
+        }
+        if !ended { await perform(machine.transportClosed(.closedByPeer, at: .now)) }
+        outbound.finish()
+        await writer.value
+    }
+
+    /// Closes the connection from the server side (its onDisconnect operations run).
+    public func close() async {
+        await perform(machine.close(at: .now))
+    }
+
+    /// Performs a state machine's actions in order.
+    ///
+    /// Closing the transport waits until the connection's onDisconnect operations have run,
+    /// so that whoever sees the connection close can already read their effects.
+    private func perform(_ actions: [ServerConnectionAction]) async {
+        var closeRequested = false
+        for action in actions {
+            switch action {
+            case .sendFrames(let frames):
+                outbound.yield(.frames(frames))
+            case .deliverRequest(let number, let request):
+                let response = await answer(request)
+                await perform(machine.send(.response(number: number, response), at: .now))
+            case .rejectRequest(let number, let response):
+                await perform(machine.send(.response(number: number, response), at: .now))
+            case .ignoredMessage(let error):
+                await perform(machine.send(.control(.error(message: "Closing the connection: \(error)")), at: .now))
+                await perform(machine.close(at: .now))
+            case .sendTransportPing:
+                outbound.yield(.ping)
+            case .scheduleTimer(let timer, let deadline):
+                timers[timer]?.cancel()
+                timers[timer] = Task { [weak self] in
+                    guard (try? await Task.sleep(until: deadline, clock: .continuous)) != nil else { return }
+                    await self?.timerFired(timer)
+                }
+            case .closeTransport:
+                closeRequested = true
+            case .connectionEnded:
+                ended = true
+                for task in timers.values { task.cancel() }
+                timers = [:]
+                await namespace.close(session: session)
+            }
+        }
+        if closeRequested { outbound.yield(.close) }
+    }
+
+    private func timerFired(_ timer: ServerConnectionTimer) async {
+        await perform(machine.timerFired(timer, at: .now))
+    }
+
+    /// Runs one request against the namespace and returns its single response.
+    private func answer(_ request: ClientRequest) async -> ServerResponse {
+        switch request {
+        case .stats:
+            return .ok
+        case .auth(let credential):
+            return authenticate(credential, kind: .firebaseToken)
+        case .googleAuth(let credential):
+            return authenticate(credential, kind: .googleAccessToken)
+        case .unauth:
+            auth = .unauthenticated
+            return .ok
+        case .appCheck, .unappCheck:
+            return .ok
+        case .listen(let listen):
+            return await namespace.listen(
+                session: session, path: listen.path, query: listen.query, tag: listen.tag, auth: auth)
+        case .unlisten(let path, _, let tag):
+            return await namespace.unlisten(session: session, path: path, tag: tag)
+        case .put(let path, let data, let hash):
+            return await namespace.put(session: session, path: path, data: data, hash: hash, auth: auth)
+        case .merge(let path, let data):
+            return await namespace.merge(session: session, path: path, children: data, auth: auth)
+        case .onDisconnectPut(let path, let data):
+            return await namespace.onDisconnectPut(session: session, path: path, data: data, auth: auth)
+        case .onDisconnectMerge(let path, let data):
+            return await namespace.onDisconnectMerge(session: session, path: path, children: data, auth: auth)
+        case .onDisconnectCancel(let path):
+            return await namespace.onDisconnectCancel(session: session, path: path)
+        case .get(let path, let query):
+            return await namespace.get(path: path, query: query, auth: auth)
+        case .unknown(let action, _):
+            return .failure(.failure, "Unknown action \"\(action)\"")
+        }
+    }
+
+    /// Records a credential; the access policy decides what it allows.
+    private func authenticate(_ credential: AuthCredential, kind: ConnectionAuth.CredentialKind) -> ServerResponse {
+        auth = ConnectionAuth(
+            credential: credential.credential, kind: kind, authVariable: credential.authVariable,
+            actsUnauthenticated: credential.actsUnauthenticated)
+        return ServerResponse(
+            status: .ok, data: .object([JSONMember("auth", .null), JSONMember("expires", .null)]))
+    }
+
+    /// The wire form of a namespace push.
+    private static func wirePush(_ push: DataPush) -> ServerPush {
+        switch push.kind {
+        case .overwrite: return .data(path: push.path, data: push.data, tag: push.tag)
+        case .merge: return .merge(path: push.path, data: push.data, tag: push.tag)
+        }
+    }
+}
