@@ -77,13 +77,13 @@ public actor ServerConnectionHandler {
                 }
             }
         }
+        let hello = Handshake(timestamp: clock(), host: connection.request.host, sessionID: session.value)
+        await perform(machine.connectionOpened(hello: hello, at: .now))
         let splitter = FrameSplitter(
             maxFrameSize: machine.configuration.maxFrameSize, maxFrameCount: machine.configuration.maxFrameCount)
         await namespace.open(session: session) { [outbound] push in
             outbound.yield(.frames(splitter.frames(for: .push(ServerConnectionHandler.wirePush(push)))))
         }
-        let hello = Handshake(timestamp: clock(), host: connection.request.host, sessionID: session.value)
-        await perform(machine.connectionOpened(hello: hello, at: .now))
         for await event in connection.events {
             switch event {
             case .frame(let frame):

@@ -224,4 +224,26 @@ struct ServerNamespaceTests {
         await ns.close(session: alice)
         #expect(watcher.take() == [])
     }
+
+    @Test func serverValuesAreResolvedWhenTheWriteIsApplied() async throws {
+        let ns = try makeNamespace(#"{"n":5}"#)
+        let log = PushLog()
+        await ns.open(session: alice, sink: log.sink)
+        _ = await ns.listen(session: alice, path: "/", query: nil, tag: nil, auth: auth)
+        _ = log.take()
+        _ = await ns.put(session: alice, path: "/t", data: try json(#"{".sv":"timestamp"}"#), hash: nil, auth: auth)
+        _ = await ns.put(session: alice, path: "/n", data: try json(#"{".sv":{"increment":2}}"#), hash: nil, auth: auth)
+        _ = await ns.merge(
+            session: alice, path: "/",
+            children: try json(#"{"n":{".sv":{"increment":1.5}},"m":{".sv":{"increment":1}}}"#), auth: auth)
+        _ = await ns.put(
+            session: alice, path: "/p", data: try json(#"{".value":1,".priority":{".sv":"timestamp"}}"#), hash: nil,
+            auth: auth)
+        #expect(
+            log.take() == [
+                "d t 1700000000000", "d n 7", #"m / {"n":8.5,"m":1}"#,
+                #"d p {".value":1,".priority":1700000000000}"#,
+            ])
+        #expect(await ns.value(at: "/n") == Node(leaf: .double(8.5)))
+    }
 }
