@@ -35,6 +35,6 @@ public struct ConnectionAuth: Sendable, Equatable {
         self.actsUnauthenticated = actsUnauthenticated
     }
 
-    /// Whether no credential is present.
-    public var isAuthenticated: Bool { credential != nil }
+    /// Whether a credential is present and the client did not ask to act unauthenticated.
+    public var isAuthenticated: Bool { credential != nil && !actsUnauthenticated }
 }

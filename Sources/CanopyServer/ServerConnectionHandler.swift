@@ -82,7 +82,7 @@ public actor ServerConnectionHandler {
         let splitter = FrameSplitter(
             maxFrameSize: machine.configuration.maxFrameSize, maxFrameCount: machine.configuration.maxFrameCount)
         await namespace.open(session: session) { [outbound] push in
-            outbound.yield(.frames(splitter.frames(for: .push(ServerConnectionHandler.wirePush(push)))))
+            outbound.yield(.frames(splitter.frames(for: .push(push))))
         }
         for await event in connection.events {
             switch event {
@@ -153,11 +153,12 @@ public actor ServerConnectionHandler {
         case .stats:
             return .ok
         case .auth(let credential):
-            return authenticate(credential, kind: .firebaseToken)
+            return await authenticate(credential, kind: .firebaseToken)
         case .googleAuth(let credential):
-            return authenticate(credential, kind: .googleAccessToken)
+            return await authenticate(credential, kind: .googleAccessToken)
         case .unauth:
             auth = .unauthenticated
+            await namespace.reauthorize(session: session, auth: auth)
             return .ok
         case .appCheck, .unappCheck:
             return .ok
@@ -183,20 +184,15 @@ public actor ServerConnectionHandler {
         }
     }
 
-    /// Records a credential; the access policy decides what it allows.
-    private func authenticate(_ credential: AuthCredential, kind: ConnectionAuth.CredentialKind) -> ServerResponse {
+    /// Records a credential (the access policy decides what it allows) and re-checks the
+    /// connection's listens under it.
+    private func authenticate(_ credential: AuthCredential, kind: ConnectionAuth.CredentialKind) async -> ServerResponse
+    {
         auth = ConnectionAuth(
             credential: credential.credential, kind: kind, authVariable: credential.authVariable,
             actsUnauthenticated: credential.actsUnauthenticated)
+        await namespace.reauthorize(session: session, auth: auth)
         return ServerResponse(
             status: .ok, data: .object([JSONMember("auth", .null), JSONMember("expires", .null)]))
-    }
-
-    /// The wire form of a namespace push.
-    private static func wirePush(_ push: DataPush) -> ServerPush {
-        switch push.kind {
-        case .overwrite: return .data(path: push.path, data: push.data, tag: push.tag)
-        case .merge: return .merge(path: push.path, data: push.data, tag: push.tag)
-        }
     }
 }

@@ -46,7 +46,7 @@ public actor ServerNamespace {
 
     /// Starts tracking a connection. `sink` must enqueue each push for sending, in call order,
     /// without waiting.
-    public func open(session: ServerSessionID, sink: @escaping @Sendable (DataPush) -> Void) {
+    public func open(session: ServerSessionID, sink: @escaping @Sendable (ServerPush) -> Void) {
         sessions.removeAll { $0.id == session }
         sessions.append(NamespaceSession(id: session, sink: sink))
     }
@@ -77,6 +77,24 @@ public actor ServerNamespace {
         root.child(at: path)
     }
 
+    /// Re-checks a connection's listens after its authentication changed (`auth`, `gauth`,
+    /// `unauth`) and revokes those the policy no longer allows with a `c` push — naming a
+    /// tagged query by a one-element array holding its query object as the client sent it.
+    public func reauthorize(session: ServerSessionID, auth: ConnectionAuth) {
+        guard let index = sessions.firstIndex(where: { $0.id == session }) else { return }
+        let now = clock()
+        var kept: [ServerListen] = []
+        for listen in sessions[index].listens {
+            let read = ReadAccess(path: listen.path, query: listen.wireQuery, auth: auth, root: root, now: now)
+            if policy.allowsRead(read) {
+                kept.append(listen)
+            } else {
+                sessions[index].sink(.listenRevoked(path: listen.path, queries: listen.wireQuery.map { .array([$0]) }))
+            }
+        }
+        sessions[index].listens = kept
+    }
+
     // MARK: Listens and gets
 
     /// A `q` request: registers a default listen (no `tag`) or a tagged query listen at
@@ -90,6 +108,11 @@ public actor ServerNamespace {
         guard !Self.isInfo(path) else { return Self.permissionDenied }
         guard let index = sessions.firstIndex(where: { $0.id == session }) else {
             return .failure(.failure, "The connection is closed")
+        }
+        do {
+            try TreeValidation.validateReadPath(path)
+        } catch {
+            return .failure(.invalidData, error.message)
         }
         var params: QueryParams?
         if tag != nil {
@@ -112,7 +135,7 @@ public actor ServerNamespace {
         } else {
             sessions[index].listens.append(listen)
         }
-        sessions[index].sink(DataPush(kind: .overwrite, path: path, data: result.exportJSON(), tag: tag))
+        sessions[index].sink(.data(path: path, data: result.exportJSON(), tag: tag))
         if warnings.isEmpty { return ServerResponse(status: .ok, data: .object([])) }
         return ServerResponse(status: .ok, data: .object([JSONMember("w", .array(warnings.map { .string($0) }))]))
     }
@@ -130,6 +153,11 @@ public actor ServerNamespace {
     /// or limit; `null` when empty. No listen is created.
     public func get(path: Path, query: JSONValue?, auth: ConnectionAuth) -> ServerResponse {
         guard !Self.isInfo(path) else { return Self.permissionDenied }
+        do {
+            try TreeValidation.validateReadPath(path)
+        } catch {
+            return .failure(.invalidData, error.message)
+        }
         var params: QueryParams?
         if let query {
             do {
@@ -158,9 +186,10 @@ public actor ServerNamespace {
         guard !Self.isInfo(path) else { return Self.permissionDenied }
         let node: Node
         do {
+            try TreeValidation.validateWriteSize(byteCount: data.serializedBytes().count)
             node = try TreeValidation.validatedNode(data, forWriteAt: path)
         } catch {
-            return .failure(.invalidData, error.message)
+            return Self.refusal(error)
         }
         if let hash, root.child(at: path).hash != hash {
             return .failure(.dataStale, "hash mismatch")
@@ -189,9 +218,10 @@ public actor ServerNamespace {
         guard !Self.isInfo(path) else { return Self.permissionDenied }
         let writes: [(Path, Node)]
         do {
+            try TreeValidation.validateWriteSize(byteCount: children.serializedBytes().count)
             writes = try Self.validatedMerge(children, at: path)
         } catch {
-            return .failure(.invalidData, error.message)
+            return Self.refusal(error)
         }
         if writes.isEmpty { return .ok }
         let now = clock()
@@ -270,6 +300,13 @@ public actor ServerNamespace {
     /// The answer to reads and writes the policy refuses, and to anything under `.info`.
     private static let permissionDenied = ServerResponse.failure(.permissionDenied, "Permission denied")
 
+    /// The answer to data that fails validation: `write_too_big` for oversized writes,
+    /// `invalid_data` for everything else.
+    private static func refusal(_ error: TreeError) -> ServerResponse {
+        if case .writeTooBig = error { return .failure(.writeTooBig, error.message) }
+        return .failure(.invalidData, error.message)
+    }
+
     /// Whether a path lies in the client-local `.info` tree.
     private static func isInfo(_ path: Path) -> Bool {
         path.front?.string == ".info"
@@ -334,8 +371,7 @@ public actor ServerNamespace {
                     let window = query.filter(root.child(at: listen.path))
                     guard window != listen.lastResult else { continue }
                     sessions[s].listens[l].lastResult = window
-                    sessions[s].sink(
-                        DataPush(kind: .overwrite, path: listen.path, data: window.exportJSON(), tag: listen.tag))
+                    sessions[s].sink(.data(path: listen.path, data: window.exportJSON(), tag: listen.tag))
                 } else if let push = defaultPush(for: listen.path, write: write, oldRoot: oldRoot) {
                     sessions[s].sink(push)
                 }
@@ -346,32 +382,35 @@ public actor ServerNamespace {
     /// The push a default listen at `listenPath` gets for a write (protocol.md §4): the
     /// write itself when it lies at or below the listen, else the listen location's new value
     /// (or a merge of the written children below it) when that changed.
-    private func defaultPush(for listenPath: Path, write: AppliedWrite, oldRoot: Node) -> DataPush? {
+    private func defaultPush(for listenPath: Path, write: AppliedWrite, oldRoot: Node) -> ServerPush? {
         switch write {
         case .overwrite(let path):
             let location = AppliedWrite.node(of: path)
             if listenPath.contains(location) {
-                return DataPush(kind: .overwrite, path: location, data: root.child(at: location).exportJSON(), tag: nil)
+                return .data(path: location, data: root.child(at: location).exportJSON(), tag: nil)
             }
         case .merge(let base, let relatives):
             if listenPath.contains(base) {
                 let members = relatives.map {
-                    JSONMember($0.keys.map(\.string).joined(separator: "/"), root.child(at: base.child($0)).exportJSON())
+                    JSONMember(
+                        $0.keys.map(\.string).joined(separator: "/"), root.child(at: base.child($0)).exportJSON())
                 }
-                return DataPush(kind: .merge, path: base, data: .object(members), tag: nil)
+                return .merge(path: base, data: .object(members), tag: nil)
             }
-            let affected = relatives.map { base.child($0) }.filter { listenPath.contains($0) || $0.contains(listenPath) }
+            let affected = relatives.map { base.child($0) }.filter {
+                listenPath.contains($0) || $0.contains(listenPath)
+            }
             if !affected.isEmpty, affected.allSatisfy({ listenPath.contains($0) && $0 != listenPath }) {
                 let members = affected.map { target in
                     JSONMember(
                         (target.relative(to: listenPath) ?? .root).keys.map(\.string).joined(separator: "/"),
                         root.child(at: target).exportJSON())
                 }
-                return DataPush(kind: .merge, path: listenPath, data: .object(members), tag: nil)
+                return .merge(path: listenPath, data: .object(members), tag: nil)
             }
         }
         let newValue = root.child(at: listenPath)
         guard newValue != oldRoot.child(at: listenPath) else { return nil }
-        return DataPush(kind: .overwrite, path: listenPath, data: newValue.exportJSON(), tag: nil)
+        return .data(path: listenPath, data: newValue.exportJSON(), tag: nil)
     }
 }

@@ -20,7 +20,8 @@ struct CompareAndSetConcurrencyTests {
                     while done < increments {
                         number += 1
                         await client.request(number, "g", #"{"p":"/counter","q":{}}"#)
-                        let current = try Node(json: try #require(JSONParser.parse(try await client.receive())["d"]?["b"]?["d"]))
+                        let current = try Node(
+                            json: try #require(JSONParser.parse(try await client.receive())["d"]?["b"]?["d"]))
                         guard case .int(let value)? = current.leafValue else {
                             Issue.record("the counter is not an integer: \(current.exportJSON().serialized())")
                             return stale

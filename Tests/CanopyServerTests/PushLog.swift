@@ -1,14 +1,15 @@
 import CanopyServer
 import CanopyTree
+import CanopyWire
 import Synchronization
 
 /// Collects the pushes a namespace sends to one test connection, as readable lines such as
-/// `d rooms/r1 {"title":"hi"}` or `m a {"b":1} t2`.
+/// `d rooms/r1 {"title":"hi"}`, `m a {"b":1} t2` or `c {"p":"a"}`.
 final class PushLog: Sendable {
     private let lines = Mutex<[String]>([])
 
     /// The sink to hand to `ServerNamespace.open(session:sink:)`.
-    var sink: @Sendable (DataPush) -> Void {
+    var sink: @Sendable (ServerPush) -> Void {
         { push in
             let line = PushLog.describe(push)
             self.lines.withLock { $0.append(line) }
@@ -23,9 +24,13 @@ final class PushLog: Sendable {
         }
     }
 
-    static func describe(_ push: DataPush) -> String {
-        let kind = push.kind == .overwrite ? "d" : "m"
-        let tag = push.tag.map { " t\($0)" } ?? ""
-        return "\(kind) \(push.path.serverString) \(push.data.serialized())\(tag)"
+    static func describe(_ push: ServerPush) -> String {
+        switch push {
+        case .data(let path, let data, let tag), .merge(let path, let data, let tag):
+            let tagText = tag.map { " t\($0)" } ?? ""
+            return "\(push.action) \(path.serverString) \(data.serialized())\(tagText)"
+        default:
+            return "\(push.action) \(push.body.serialized())"
+        }
     }
 }

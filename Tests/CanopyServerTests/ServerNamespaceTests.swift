@@ -46,7 +46,8 @@ struct ServerNamespaceTests {
         _ = theirs.take()
 
         // At or below a listen: the write itself.
-        #expect(body(await ns.put(session: alice, path: "/a/b", data: .int(5), hash: nil, auth: auth)) == #"{"s":"ok"}"#)
+        #expect(
+            body(await ns.put(session: alice, path: "/a/b", data: .int(5), hash: nil, auth: auth)) == #"{"s":"ok"}"#)
         #expect(mine.take() == ["d a/b 5"])
         #expect(theirs.take() == ["d a/b 5"])
 
@@ -156,7 +157,8 @@ struct ServerNamespaceTests {
         #expect(log.take() == [#"d scores {"bob":{"points":40},"eve":{"points":90}} t1"#])
 
         // A write above the query location is filtered too.
-        _ = await ns.put(session: alice, path: "/", data: try json(#"{"scores":{"q":{"points":1}}}"#), hash: nil, auth: auth)
+        _ = await ns.put(
+            session: alice, path: "/", data: try json(#"{"scores":{"q":{"points":1}}}"#), hash: nil, auth: auth)
         #expect(log.take() == [#"d scores {"q":{"points":1}} t1"#])
 
         // Unlisten stops the pushes.
@@ -170,7 +172,8 @@ struct ServerNamespaceTests {
         let log = PushLog()
         await ns.open(session: alice, sink: log.sink)
         _ = await ns.listen(session: alice, path: "/s", query: nil, tag: nil, auth: auth)
-        _ = await ns.listen(session: alice, path: "/s", query: try json(#"{"l":1,"vf":"l","i":".key"}"#), tag: 7, auth: auth)
+        _ = await ns.listen(
+            session: alice, path: "/s", query: try json(#"{"l":1,"vf":"l","i":".key"}"#), tag: 7, auth: auth)
         #expect(log.take() == [#"d s {"a":1,"b":2,"c":3}"#, #"d s {"a":1} t7"#])
         _ = await ns.put(session: alice, path: "/s/a", data: .null, hash: nil, auth: auth)
         #expect(log.take() == ["d s/a null", #"d s {"b":2} t7"#])
@@ -181,7 +184,8 @@ struct ServerNamespaceTests {
 
     @Test func getIsFilteredByItsQuery() async throws {
         let ns = try makeNamespace(#"{"s":{"a":1,"b":2,"c":3}}"#)
-        #expect(body(await ns.get(path: "/s", query: .object([]), auth: auth)) == #"{"s":"ok","d":{"a":1,"b":2,"c":3}}"#)
+        #expect(
+            body(await ns.get(path: "/s", query: .object([]), auth: auth)) == #"{"s":"ok","d":{"a":1,"b":2,"c":3}}"#)
         let query = try json(#"{"i":".value","sp":2,"sin":true}"#)
         #expect(body(await ns.get(path: "/s", query: query, auth: auth)) == #"{"s":"ok","d":{"b":2,"c":3}}"#)
         #expect(body(await ns.get(path: "/none", query: .object([]), auth: auth)) == #"{"s":"ok","d":null}"#)
@@ -191,12 +195,19 @@ struct ServerNamespaceTests {
         let ns = try makeNamespace()
         await ns.open(session: alice, sink: PushLog().sink)
         let denied = #"{"s":"permission_denied","d":"Permission denied"}"#
-        #expect(body(await ns.put(session: alice, path: "/.info/connected", data: .bool(true), hash: nil, auth: auth)) == denied)
-        #expect(body(await ns.listen(session: alice, path: "/.info/connected", query: nil, tag: nil, auth: auth)) == denied)
+        #expect(
+            body(await ns.put(session: alice, path: "/.info/connected", data: .bool(true), hash: nil, auth: auth))
+                == denied)
+        #expect(
+            body(await ns.listen(session: alice, path: "/.info/connected", query: nil, tag: nil, auth: auth)) == denied)
         #expect(body(await ns.get(path: "/.info", query: .object([]), auth: auth)) == denied)
         #expect(await ns.put(session: alice, path: "/a$b", data: .int(1), hash: nil, auth: auth).status == .invalidData)
-        #expect(await ns.put(session: alice, path: "/a", data: try json(#"{"b.c":1}"#), hash: nil, auth: auth).status == .invalidData)
-        #expect(await ns.put(session: alice, path: "/a", data: try json(#"{".sv":"nope"}"#), hash: nil, auth: auth).status == .invalidData)
+        #expect(
+            await ns.put(session: alice, path: "/a", data: try json(#"{"b.c":1}"#), hash: nil, auth: auth).status
+                == .invalidData)
+        #expect(
+            await ns.put(session: alice, path: "/a", data: try json(#"{".sv":"nope"}"#), hash: nil, auth: auth).status
+                == .invalidData)
         #expect(await ns.value(at: "/") == .empty)
     }
 
@@ -208,13 +219,21 @@ struct ServerNamespaceTests {
         _ = watcher.take()
 
         await ns.open(session: alice, sink: PushLog().sink)
-        #expect(await ns.onDisconnectPut(session: alice, path: "/presence/alice", data: .string("offline"), auth: auth).status == .ok)
-        #expect(await ns.onDisconnectMerge(
-            session: alice, path: "/rooms/r1", children: try json(#"{"x":null,"left":true}"#), auth: auth).status == .ok)
+        #expect(
+            await ns.onDisconnectPut(session: alice, path: "/presence/alice", data: .string("offline"), auth: auth)
+                .status == .ok)
+        #expect(
+            await ns.onDisconnectMerge(
+                session: alice, path: "/rooms/r1", children: try json(#"{"x":null,"left":true}"#), auth: auth
+            ).status == .ok)
         #expect(await ns.onDisconnectPut(session: alice, path: "/gone", data: .int(1), auth: auth).status == .ok)
         #expect(await ns.onDisconnectCancel(session: alice, path: "/gone").status == .ok)
-        #expect(await ns.onDisconnectPut(session: alice, path: "/.info/x", data: .int(1), auth: auth).status == .permissionDenied)
-        #expect(await ns.onDisconnectPut(session: alice, path: "/bad", data: try json(#"{"a#":1}"#), auth: auth).status == .invalidData)
+        #expect(
+            await ns.onDisconnectPut(session: alice, path: "/.info/x", data: .int(1), auth: auth).status
+                == .permissionDenied)
+        #expect(
+            await ns.onDisconnectPut(session: alice, path: "/bad", data: try json(#"{"a#":1}"#), auth: auth).status
+                == .invalidData)
         #expect(watcher.take() == [])  // nothing runs while connected
 
         await ns.close(session: alice)

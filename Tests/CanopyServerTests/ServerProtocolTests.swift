@@ -109,8 +109,10 @@ struct ServerProtocolTests {
         await client.request(14, "p", #"{"p":"/a"}"#)
         await client.request(15, "m", #"{"p":"/","d":{"a":1,"a/b":2}}"#)
         await client.request(16, "q", #"{"p":"/s","q":{"l":-3,"vf":"x"},"t":1,"h":""}"#)
-        let expected = ["failure", "permission_denied", "permission_denied", "invalid_data", "invalid_data",
-                        "invalid_data", "invalid_data"]
+        let expected = [
+            "failure", "permission_denied", "permission_denied", "invalid_data", "invalid_data",
+            "invalid_data", "invalid_data",
+        ]
         for (offset, wanted) in expected.enumerated() {
             let message = try await client.receive()
             let (status, data) = try status(of: message)
@@ -282,7 +284,8 @@ struct ServerProtocolTests {
         #expect(try await inOther.receive() == response(1, #"{"s":"ok","d":null}"#))
         await inTest.request(1, "g", #"{"p":"/a","q":{}}"#)
         #expect(try await inTest.receive() == response(1, #"{"s":"ok","d":1}"#))
-        #expect(fixture.server.namespaceName(for: ConnectionRequest(host: "db.example.com", target: "/.ws?v=5")) == "db")
+        #expect(
+            fixture.server.namespaceName(for: ConnectionRequest(host: "db.example.com", target: "/.ws?v=5")) == "db")
         #expect(
             fixture.server.namespaceName(for: ConnectionRequest(host: "127.0.0.1:9000", target: "/.ws?v=5"))
                 == "default")
