@@ -52,6 +52,7 @@ public actor CanopyServer {
     private let makeStore: @Sendable (String) throws -> any TreeStore
     private var namespaces: [String: ServerNamespace] = [:]
     private var handlers: [ServerSessionID: ServerConnectionHandler] = [:]
+    private var isShutDown = false
 
     /// Creates a server.
     ///
@@ -67,7 +68,8 @@ public actor CanopyServer {
         self.makeStore = makeStore
     }
 
-    /// The namespace named `name`, opened on first use.
+    /// The namespace named `name`, opened on first use (the name is not checked here; see
+    /// ``isValidNamespaceName(_:)``).
     ///
     /// - Throws: The store factory's or the store's error when it cannot be opened.
     public func namespace(named name: String) throws -> ServerNamespace {
@@ -100,17 +102,29 @@ public actor CanopyServer {
 
     /// Serves one connection until it ends.
     ///
-    /// When the namespace cannot be opened the client gets a shutdown message naming the
-    /// problem and the connection is closed.
+    /// A connection the server can never serve — an unsupported protocol version `v`, an
+    /// invalid namespace name, a namespace whose store cannot be opened — gets a shutdown
+    /// message naming the problem (the client stops reconnecting) and is closed. After
+    /// ``shutdown()`` new connections are closed without a message, so clients retry later.
     public func serve(_ connection: any ServerConnection) async {
+        guard !isShutDown else {
+            await connection.close()
+            return
+        }
+        if let version = connection.request.protocolVersion, version != WireProtocol.version {
+            await refuse(connection, "Unsupported protocol version \(version); this server speaks version 5")
+            return
+        }
         let name = namespaceName(for: connection.request)
+        guard Self.isValidNamespaceName(name) else {
+            await refuse(connection, "Invalid namespace name \"\(name)\"")
+            return
+        }
         let namespace: ServerNamespace
         do {
             namespace = try self.namespace(named: name)
         } catch {
-            let message = WireMessage.control(.shutdown(reason: "Namespace \"\(name)\" is unavailable: \(error)"))
-            for frame in FrameSplitter().frames(for: message) { await connection.send(frame) }
-            await connection.close()
+            await refuse(connection, "Namespace \"\(name)\" is unavailable: \(error)")
             return
         }
         if let previous = connection.request.lastSessionID, let stale = handlers[ServerSessionID(previous)] {
@@ -122,6 +136,36 @@ public actor CanopyServer {
         handlers[handler.session] = handler
         await handler.run()
         handlers[handler.session] = nil
+    }
+
+    /// Closes every connection (their onDisconnect operations run), then closes every
+    /// namespace's store. Later connections are closed at once.
+    public func shutdown() async {
+        isShutDown = true
+        for handler in handlers.values { await handler.close() }
+        for namespace in namespaces.values { await namespace.closeStore() }
+    }
+
+    /// Whether `name` can name a namespace: 1 to 63 ASCII letters, digits, `-` or `_` (it
+    /// may become a file name in a store factory, so nothing else is accepted).
+    public static func isValidNamespaceName(_ name: String) -> Bool {
+        let bytes = name.utf8
+        return (1...63).contains(bytes.count)
+            && bytes.allSatisfy { byte in
+                switch byte {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                    UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"):
+                    return true
+                default:
+                    return false
+                }
+            }
+    }
+
+    /// Sends a shutdown message (a permanent refusal) and closes the connection.
+    private func refuse(_ connection: any ServerConnection, _ reason: String) async {
+        for frame in FrameSplitter().frames(for: .control(.shutdown(reason: reason))) { await connection.send(frame) }
+        await connection.close()
     }
 
     /// The number of connections being served.

@@ -67,6 +67,12 @@ public actor ServerNamespace {
         }
     }
 
+    /// Closes the store. Later writes fail with status `failure`; reads still see the last
+    /// committed tree.
+    public func closeStore() {
+        store.close()
+    }
+
     /// Whether a connection is open here.
     public func isOpen(session: ServerSessionID) -> Bool {
         sessions.contains { $0.id == session }
