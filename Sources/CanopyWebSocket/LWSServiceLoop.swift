@@ -81,7 +81,8 @@ final class LWSServiceLoop: @unchecked Sendable {
         lock.withLock {
             guard !finished, !stopRequested else { return false }
             jobs.append(job)
-            if let context { lws_cancel_service(context) }
+            // One wake-up per batch: the service thread drains every queued job when it wakes.
+            if jobs.count == 1, let context { lws_cancel_service(context) }
             return true
         }
     }

@@ -27,6 +27,62 @@ enum RawHTTPClient {
         }
     }
 
+    /// Sends `request` bytes, reads until the bytes received contain `marker`, then closes the
+    /// socket (abandoning the response) and returns what was read.
+    static func readUntil(port: Int, request: [UInt8], marker: String) async throws -> [UInt8] {
+        try await onThread {
+            let socket = try connect(port: port)
+            defer { close(socket) }
+            try sendAll(socket, request)
+            let wanted = Array(marker.utf8)
+            var result: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 65536)
+            while result.firstRange(of: wanted) == nil {
+                let count = buffer.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
+                guard count > 0 else {
+                    throw WaitFailure(description: "connection ended or timed out before \(marker)")
+                }
+                result += buffer[..<count]
+            }
+            return result
+        }
+    }
+
+    /// Performs a websocket upgrade by hand and returns the open socket without ever reading
+    /// from it again: a peer that stops answering (no pongs). Close it with `closeSocket`.
+    static func openSilentWebSocket(port: Int) async throws -> Int32 {
+        try await onThread {
+            let socket = try connect(port: port)
+            let request =
+                "GET /.ws?v=5&ns=demo HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nUpgrade: websocket\r\n"
+                + "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+                + "Sec-WebSocket-Version: 13\r\n\r\n"
+            do {
+                try sendAll(socket, Array(request.utf8))
+                var result: [UInt8] = []
+                var byte: UInt8 = 0
+                while result.firstRange(of: Array("\r\n\r\n".utf8)) == nil {
+                    guard recv(socket, &byte, 1, 0) == 1 else {
+                        throw WaitFailure(description: "upgrade response ended early")
+                    }
+                    result.append(byte)
+                }
+                guard String(decoding: result, as: UTF8.self).hasPrefix("HTTP/1.1 101") else {
+                    throw WaitFailure(description: "upgrade refused: \(String(decoding: result, as: UTF8.self))")
+                }
+                return socket
+            } catch {
+                close(socket)
+                throw error
+            }
+        }
+    }
+
+    /// Closes a socket returned by `openSilentWebSocket`.
+    static func closeSocket(_ socket: Int32) {
+        close(socket)
+    }
+
     /// Sends one request with `Connection: close` and parses the response.
     static func send(
         port: Int, method: String, target: String, headers: [(String, String)] = [], body: [UInt8] = []

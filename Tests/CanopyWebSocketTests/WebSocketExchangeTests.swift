@@ -212,6 +212,21 @@ struct LoopbackServer {
         #expect(try await serverEvents.next("close") == .closed(.closedByPeer))
     }
 
+    @Test func keepaliveDropsAPeerThatStopsAnswering() async throws {
+        let listener = try await WebSocketListener.start(
+            configuration: .init(keepalive: WebSocketKeepalive(pingInterval: 1, hangupInterval: 2), logger: .silent))
+        defer { Task { await listener.stop() } }
+        let connections = Inbox(listener.connections)
+        let socket = try await RawHTTPClient.openSilentWebSocket(port: listener.port)
+        defer { RawHTTPClient.closeSocket(socket) }
+        let connection = try await connections.next("silent connection")
+        let events = Inbox(connection.events)
+        guard case .closed(.failed) = try await events.next("dead-peer close", timeout: .seconds(20)) else {
+            Issue.record("a silent peer should be dropped as failed")
+            return
+        }
+    }
+
     @Test func listenerReportsBindFailure() async throws {
         let server = try await LoopbackServer.start()
         defer { Task { await server.listener.stop() } }
