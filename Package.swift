@@ -52,6 +52,8 @@ let package = Package(
             name: "canopy",
             dependencies: ["Canopy", "CanopyServer", "CanopyWebSocket", "CanopyStorage"]
         ),
+        // Applies writes from stdin to a store, acknowledging each; killed by the durability tests.
+        .executableTarget(name: "canopy-storage-crasher", dependencies: ["CanopyStorage"]),
         // Benchmarks (executables that print ratios against a baseline measured in the same run).
         .executableTarget(
             name: "CanopyJSONBenchmark",
@@ -59,7 +61,7 @@ let package = Package(
         ),
 
         .testTarget(name: "CanopyTreeTests", dependencies: ["CanopyTree"]),
-        .testTarget(name: "CanopyStorageTests", dependencies: ["CanopyStorage"]),
+        .testTarget(name: "CanopyStorageTests", dependencies: ["CanopyStorage", "canopy-storage-crasher"]),
         .testTarget(name: "CanopyWireTests", dependencies: ["CanopyWire"]),
         .testTarget(name: "CanopyWebSocketTests", dependencies: ["CanopyWebSocket"]),
         .testTarget(name: "CanopySyncTests", dependencies: ["CanopySync"]),

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// File operations that report `errno` as ``StorageError`` and make data durable: every
@@ -98,8 +98,8 @@ enum DurableFile {
     /// Flushes the file's data and metadata to the disk.
     static func sync(_ fd: Int32, path: String) throws(StorageError) {
         #if canImport(Darwin)
-        // On Apple platforms fsync does not flush the drive's cache; F_FULLFSYNC does.
-        if fcntl(fd, F_FULLFSYNC) == 0 { return }
+            // On Apple platforms fsync does not flush the drive's cache; F_FULLFSYNC does.
+            if fcntl(fd, F_FULLFSYNC) == 0 { return }
         #endif
         guard fsync(fd) == 0 else { throw failure("cannot fsync \(path)") }
     }

@@ -2,9 +2,9 @@ import CanopyTree
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A tree store kept as plain JSON files in one directory: the whole tree in `tree.json`
@@ -95,8 +95,10 @@ public final class JSONFileTreeStore: TreeStore {
         }
         let journal = open(journalPath, O_WRONLY | O_APPEND | O_CLOEXEC)
         guard journal >= 0 else { throw DurableFile.failure("cannot open \(journalPath)") }
-        state = Mutex(State(root: root, journal: journal, journalLength: journalLength,
-                            journalWrites: journalWrites, treeFileLength: treeBytes?.count ?? 0))
+        state = Mutex(
+            State(
+                root: root, journal: journal, journalLength: journalLength,
+                journalWrites: journalWrites, treeFileLength: treeBytes?.count ?? 0))
         if journalLength > max(compactionThreshold, treeBytes?.count ?? 0) {
             try compact()
         }
@@ -196,8 +198,9 @@ public final class JSONFileTreeStore: TreeStore {
         do throws(StorageError) {
             let bytes = state.root.exportJSON().serializedBytes() + [0x0A]
             try DurableFile.replace(treePath, with: bytes, directory: directory)
-            try DurableFile.replace(journalPath, with: TreeJournal.line(for: TreeJournal.Header(tree: bytes)),
-                                    directory: directory)
+            try DurableFile.replace(
+                journalPath, with: TreeJournal.line(for: TreeJournal.Header(tree: bytes)),
+                directory: directory)
             let journal = open(journalPath, O_WRONLY | O_APPEND | O_CLOEXEC)
             guard journal >= 0 else { throw DurableFile.failure("cannot open \(journalPath)") }
             DurableFile.closeFile(state.journal)

@@ -36,8 +36,10 @@ public final class SQLiteDatabase: @unchecked Sendable {
         public var busyTimeoutMilliseconds: Int32
 
         /// Creates options; the defaults are WAL, `FULL` and a five-second busy timeout.
-        public init(writeAheadLog: Bool = true, synchronous: Synchronous = .full,
-                    busyTimeoutMilliseconds: Int32 = 5000) {
+        public init(
+            writeAheadLog: Bool = true, synchronous: Synchronous = .full,
+            busyTimeoutMilliseconds: Int32 = 5000
+        ) {
             self.writeAheadLog = writeAheadLog
             self.synchronous = synchronous
             self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
@@ -71,8 +73,9 @@ public final class SQLiteDatabase: @unchecked Sendable {
             if options.writeAheadLog && path != SQLiteDatabase.inMemoryPath {
                 let mode = try singleText("PRAGMA journal_mode=WAL")
                 guard mode.lowercased() == "wal" else {
-                    throw StorageError(kind: .sqlite, code: SQLITE_ERROR,
-                                       message: "could not enable WAL mode (journal_mode=\(mode))")
+                    throw StorageError(
+                        kind: .sqlite, code: SQLITE_ERROR,
+                        message: "could not enable WAL mode (journal_mode=\(mode))")
                 }
             }
             try execute("PRAGMA synchronous=\(options.synchronous.rawValue)")
@@ -201,8 +204,9 @@ public final class SQLiteDatabase: @unchecked Sendable {
     func error(_ rc: Int32) -> StorageError {
         guard let handle else { return StorageError(kind: .closed, message: "the database is closed (\(path))") }
         let extended = sqlite3_extended_errcode(handle)
-        return StorageError(kind: .sqlite, code: extended == 0 ? rc : extended,
-                            message: String(cString: sqlite3_errmsg(handle)))
+        return StorageError(
+            kind: .sqlite, code: extended == 0 ? rc : extended,
+            message: String(cString: sqlite3_errmsg(handle)))
     }
 
     /// The first column of the first row of `sql`, as text.

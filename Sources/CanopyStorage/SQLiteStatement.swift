@@ -44,8 +44,9 @@ public final class SQLiteStatement {
                     return "".withCString { sqlite3_bind_text(handle, index, $0, 0, transient) }
                 }
                 return base.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
-                    sqlite3_bind_text64(handle, index, $0, sqlite3_uint64(buffer.count), transient,
-                                        UInt8(SQLITE_UTF8))
+                    sqlite3_bind_text64(
+                        handle, index, $0, sqlite3_uint64(buffer.count), transient,
+                        UInt8(SQLITE_UTF8))
                 }
             }
         case .blob(let bytes):
@@ -103,8 +104,10 @@ public final class SQLiteStatement {
     }
 
     /// Resets, binds `values` and calls `row` for each result row, then resets.
-    public func query(_ values: [SQLiteValue] = [],
-                      row: (SQLiteStatement) throws(StorageError) -> Void) throws(StorageError) {
+    public func query(
+        _ values: [SQLiteValue] = [],
+        row: (SQLiteStatement) throws(StorageError) -> Void
+    ) throws(StorageError) {
         database.lock.lock()
         defer { database.lock.unlock() }
         reset()

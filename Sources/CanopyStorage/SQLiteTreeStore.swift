@@ -64,7 +64,8 @@ public final class SQLiteTreeStore: TreeStore, @unchecked Sendable {
         self.table = table
         self.ownsDatabase = ownsDatabase
         try database.serialized { () throws(StorageError) in
-            try database.execute("""
+            try database.execute(
+                """
                 CREATE TABLE IF NOT EXISTS "\(table)" (
                     k BLOB PRIMARY KEY NOT NULL, vtype INTEGER NOT NULL, value, ptype INTEGER, pvalue
                 ) WITHOUT ROWID
@@ -143,7 +144,8 @@ public final class SQLiteTreeStore: TreeStore, @unchecked Sendable {
         }
     }
 
-    private func apply(_ node: Node, at path: Path, _ s: Statements, _ delta: inout TreeStoreStats) throws(StorageError) {
+    private func apply(_ node: Node, at path: Path, _ s: Statements, _ delta: inout TreeStoreStats) throws(StorageError)
+    {
         if path.back?.isPriority == true, let target = path.parent {
             try setPriority(node.leafValue, of: target, s, &delta)
             return
@@ -171,14 +173,17 @@ public final class SQLiteTreeStore: TreeStore, @unchecked Sendable {
     /// A non-empty write below a leaf turns the leaf into a children node keeping its
     /// priority. Below a leaf nothing is stored, so a leaf ancestor is the key just before
     /// `key`.
-    private func replaceLeafAncestor(of key: [UInt8], _ s: Statements, _ delta: inout TreeStoreStats) throws(StorageError) {
+    private func replaceLeafAncestor(of key: [UInt8], _ s: Statements, _ delta: inout TreeStoreStats)
+        throws(StorageError)
+    {
         guard !key.isEmpty else { return }
         var found: (key: [UInt8], row: StoredRow)?
         try s.selectBefore.query([.blob(key)]) { row throws(StorageError) in
             found = (row.blob(at: 0), try SQLiteTreeStore.storedRow(row, from: 1))
         }
         guard let (ancestor, row) = found, let value = row.value,
-              ancestor.count < key.count, key.starts(with: ancestor) else { return }
+            ancestor.count < key.count, key.starts(with: ancestor)
+        else { return }
         delta.leafCount -= 1
         if row.priority != nil {
             try s.clearValue.run([.blob(ancestor)])
@@ -190,11 +195,16 @@ public final class SQLiteTreeStore: TreeStore, @unchecked Sendable {
     }
 
     /// After a delete at `path`, ancestors left without children lose their priority rows.
-    private func removeEmptiedAncestors(of path: Path, _ s: Statements, _ delta: inout TreeStoreStats) throws(StorageError) {
+    private func removeEmptiedAncestors(of path: Path, _ s: Statements, _ delta: inout TreeStoreStats)
+        throws(StorageError)
+    {
         for ancestor in StoragePathKey.ancestors(of: path).reversed() {
             var occupied = false
-            let inside: [SQLiteValue] = ancestor.isEmpty ? [] : [.blob(ancestor), .blob(StoragePathKey.upperBound(ancestor))]
-            try (ancestor.isEmpty ? s.anyBelowRoot : s.anyInside).query(inside) { _ throws(StorageError) in occupied = true }
+            let inside: [SQLiteValue] =
+                ancestor.isEmpty ? [] : [.blob(ancestor), .blob(StoragePathKey.upperBound(ancestor))]
+            try (ancestor.isEmpty ? s.anyBelowRoot : s.anyInside).query(inside) { _ throws(StorageError) in
+                occupied = true
+            }
             if occupied { return }
             // Only a children node's priority row can remain at an emptied ancestor.
             guard let row = try row(at: ancestor, s) else { continue }
@@ -205,7 +215,9 @@ public final class SQLiteTreeStore: TreeStore, @unchecked Sendable {
     }
 
     /// A write to `target/.priority`: sets or clears the priority of an existing node.
-    private func setPriority(_ priority: LeafValue?, of target: Path, _ s: Statements, _ delta: inout TreeStoreStats) throws(StorageError) {
+    private func setPriority(_ priority: LeafValue?, of target: Path, _ s: Statements, _ delta: inout TreeStoreStats)
+        throws(StorageError)
+    {
         let key = StoragePathKey.encode(target)
         let newSize = TreeStoreStats.payload(priority)
         let (ptype, pvalue) = priority.map(SQLiteTreeStore.columns) ?? (.null, .null)
@@ -229,7 +241,9 @@ public final class SQLiteTreeStore: TreeStore, @unchecked Sendable {
         delta.byteSize += key.count + newSize
     }
 
-    private func insert(_ node: Node, key: inout [UInt8], _ s: Statements, _ delta: inout TreeStoreStats) throws(StorageError) {
+    private func insert(_ node: Node, key: inout [UInt8], _ s: Statements, _ delta: inout TreeStoreStats)
+        throws(StorageError)
+    {
         let (ptype, pvalue) = node.priority.map(SQLiteTreeStore.columns) ?? (.null, .null)
         switch node.content {
         case .leaf(let value):
@@ -275,11 +289,13 @@ public final class SQLiteTreeStore: TreeStore, @unchecked Sendable {
     /// Decodes the four columns `vtype, value, ptype, pvalue` starting at `first`.
     private static func storedRow(_ row: SQLiteStatement, from first: Int32) throws(StorageError) -> StoredRow {
         let value = try leafValue(type: row.int64(at: first), row, column: first + 1)
-        let priority = row.isNull(at: first + 2) ? nil : try leafValue(type: row.int64(at: first + 2), row, column: first + 3)
+        let priority =
+            row.isNull(at: first + 2) ? nil : try leafValue(type: row.int64(at: first + 2), row, column: first + 3)
         return StoredRow(value: value, priority: priority)
     }
 
-    private static func leafValue(type: Int64, _ row: SQLiteStatement, column: Int32) throws(StorageError) -> LeafValue? {
+    private static func leafValue(type: Int64, _ row: SQLiteStatement, column: Int32) throws(StorageError) -> LeafValue?
+    {
         switch type {
         case 0: return nil
         case 1: return .bool(row.int64(at: column) != 0)

@@ -25,8 +25,12 @@ enum StoragePathKey {
     static func append(_ key: ChildKey, to bytes: inout [UInt8]) {
         for byte in key.string.utf8 {
             switch byte {
-            case separator: bytes.append(escape); bytes.append(0x03)
-            case escape: bytes.append(escape); bytes.append(0x04)
+            case separator:
+                bytes.append(escape)
+                bytes.append(0x03)
+            case escape:
+                bytes.append(escape)
+                bytes.append(0x04)
             default: bytes.append(byte)
             }
         }

@@ -97,8 +97,9 @@ enum TreeJournal {
 
     private static func header(_ line: ArraySlice<UInt8>) -> Header? {
         guard let json = try? JSONParser.parse(line),
-              let hex = json["base"]?.stringValue, let hash = UInt64(hex, radix: 16),
-              case .int(let length)? = json["length"], length >= 0 else { return nil }
+            let hex = json["base"]?.stringValue, let hash = UInt64(hex, radix: 16),
+            case .int(let length)? = json["length"], length >= 0
+        else { return nil }
         return Header(hash: hash, length: Int(length))
     }
 
@@ -112,7 +113,8 @@ enum TreeJournal {
         var children: [(Path, Node)] = []
         for entry in entries {
             guard case .array(let pair) = entry, pair.count == 2, let relative = self.path(pair[0]),
-                  let node = try? Node(json: pair[1]) else { return nil }
+                let node = try? Node(json: pair[1])
+            else { return nil }
             children.append((relative, node))
         }
         return .merge(path, children)

@@ -20,7 +20,9 @@ import Testing
     @Test func theTreeFileIsExportFormAfterClose() throws {
         let (store, directory) = try makeStore()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let node = tree([("a", leaf(.int(1), priority: .string("p"))), ("b", tree([("c", leaf("x"))], priority: .int(3)))])
+        let node = tree([
+            ("a", leaf(.int(1), priority: .string("p"))), ("b", tree([("c", leaf("x"))], priority: .int(3))),
+        ])
         try store.overwrite(at: .root, with: node)
         store.close()
         let text = try String(contentsOf: directory.appendingPathComponent("tree.json"), encoding: .utf8)
@@ -85,8 +87,9 @@ import Testing
             try store.overwrite(at: path, with: leaf(Int64(index)))
             expected = expected.updating(at: path, leaf(Int64(index)))
         }
-        let journalSize = try FileManager.default.attributesOfItem(
-            atPath: directory.appendingPathComponent("journal.log").path)[.size] as? Int ?? -1
+        let journalSize =
+            try FileManager.default.attributesOfItem(
+                atPath: directory.appendingPathComponent("journal.log").path)[.size] as? Int ?? -1
         #expect(journalSize > 0 && journalSize <= 1024)
         let treeText = try String(contentsOf: directory.appendingPathComponent("tree.json"), encoding: .utf8)
         #expect(treeText.contains("\"items\""))

@@ -7,7 +7,9 @@ import Testing
         let database = try SQLiteDatabase(path: SQLiteDatabase.inMemoryPath)
         try database.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, v)")
         let insert = try database.prepare("INSERT INTO t (v) VALUES (?1)")
-        let values: [SQLiteValue] = [.null, .integer(.min), .real(0.1), .text(""), .text("a\u{0}b✓"), .blob([]), .blob([0, 1, 255])]
+        let values: [SQLiteValue] = [
+            .null, .integer(.min), .real(0.1), .text(""), .text("a\u{0}b✓"), .blob([]), .blob([0, 1, 255]),
+        ]
         for value in values { try insert.run([value]) }
         #expect(database.lastInsertRowID == Int64(values.count))
         var read: [SQLiteValue] = []

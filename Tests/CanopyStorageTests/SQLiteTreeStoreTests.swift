@@ -1,7 +1,8 @@
-@testable import CanopyStorage
 import CanopyTree
 import Foundation
 import Testing
+
+@testable import CanopyStorage
 
 @Suite struct SQLiteTreeStoreTests {
     /// The property the layout relies on: P contains Q exactly when Q's key is in P's range.
@@ -15,11 +16,15 @@ import Testing
             let key = StoragePathKey.encode(p)
             for q in paths {
                 let other = StoragePathKey.encode(q)
-                let inRange = p.isRoot || (!other.lexicographicallyPrecedes(key)
-                    && other.lexicographicallyPrecedes(StoragePathKey.upperBound(key)))
+                let inRange =
+                    p.isRoot
+                    || (!other.lexicographicallyPrecedes(key)
+                        && other.lexicographicallyPrecedes(StoragePathKey.upperBound(key)))
                 #expect(inRange == p.contains(q), "\(p) / \(q)")
             }
-            let decoded = try StoragePathKey.segments(key[...]).map { segment throws(StorageError) in try StoragePathKey.key(segment) }
+            let decoded = try StoragePathKey.segments(key[...]).map { segment throws(StorageError) in
+                try StoragePathKey.key(segment)
+            }
             #expect(decoded == p.keys)
         }
     }
@@ -74,5 +79,30 @@ import Testing
         count.reset()
         #expect(try count.step())
         #expect(count.int64(at: 0) == 3)
+    }
+
+    /// A failure in the middle of a merge rolls back the children already written.
+    @Test func aMergeThatFailsHalfwayLeavesNoTrace() throws {
+        let database = try SQLiteDatabase(path: SQLiteDatabase.inMemoryPath)
+        let store = try SQLiteTreeStore(database: database)
+        try store.overwrite(at: .root, with: tree([("a", leaf(1)), ("c", leaf(3))]))
+        let before = store.stats()
+        // Refuse any row for the path "b" (key bytes "b", 0x01).
+        try database.execute(
+            """
+            CREATE TRIGGER refuse_b BEFORE INSERT ON tree WHEN NEW.k = x'6201'
+            BEGIN SELECT RAISE(ABORT, 'refused'); END
+            """)
+        do {
+            try store.merge(at: .root, children: [("a", .empty), ("c", leaf(30)), ("b", leaf(2))])
+            Issue.record("the refused merge succeeded")
+        } catch {
+            #expect(error.kind == .sqlite)
+            #expect(error.message.contains("refused"))
+        }
+        #expect(try store.read(at: .root) == tree([("a", leaf(1)), ("c", leaf(3))]))
+        #expect(store.stats() == before)
+        try store.merge(at: .root, children: [("a", .empty), ("c", leaf(30))])
+        #expect(try store.read(at: .root) == tree([("c", leaf(30))]))
     }
 }

@@ -64,7 +64,8 @@ enum Backend: String, CaseIterable, Sendable, CustomStringConvertible {
             return try SQLiteTreeStore(path: directory.appendingPathComponent("tree.sqlite").path, synchronous: .normal)
         case .jsonFile: return try JSONFileTreeStore(directory: directory.appendingPathComponent("json").path)
         case .jsonFileCompacting:
-            return try JSONFileTreeStore(directory: directory.appendingPathComponent("json").path, compactionThreshold: 64)
+            return try JSONFileTreeStore(
+                directory: directory.appendingPathComponent("json").path, compactionThreshold: 64)
         }
     }
 }

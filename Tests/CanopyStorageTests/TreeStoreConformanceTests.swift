@@ -6,10 +6,13 @@ import Testing
 /// Behaviour every `TreeStore` backend must share, checked against `Node` semantics.
 @Suite struct TreeStoreConformanceTests {
     static let sample = tree([
-        ("users", tree([
-            ("alice", tree([("name", leaf("Alice")), ("age", leaf(31))], priority: .int(2))),
-            ("bob", tree([("name", leaf("Bob")), ("admin", leaf(.bool(true)))])),
-        ])),
+        (
+            "users",
+            tree([
+                ("alice", tree([("name", leaf("Alice")), ("age", leaf(31))], priority: .int(2))),
+                ("bob", tree([("name", leaf("Bob")), ("admin", leaf(.bool(true)))])),
+            ])
+        ),
         ("score", leaf(.double(9.5), priority: .string("high"))),
         ("list", tree([("0", leaf("a")), ("1", leaf("b")), ("10", leaf("c")), ("2", leaf("d"))])),
     ])
@@ -27,7 +30,9 @@ import Testing
         let fixture = try StoreFixture(backend)
         try fixture.store.overwrite(at: .root, with: Self.sample)
         #expect(try fixture.store.read(at: .root) == Self.sample)
-        for path: Path in ["users", "users/alice", "users/alice/name", "score", "list", "list/10", "missing", "score/x"] {
+        for path: Path in [
+            "users", "users/alice", "users/alice/name", "score", "list", "list/10", "missing", "score/x",
+        ] {
             #expect(try fixture.store.read(at: path) == Self.sample.child(at: path), "at \(path)")
         }
         #expect(fixture.store.stats() == TreeStoreStats(tree: Self.sample))
@@ -90,12 +95,13 @@ import Testing
     @Test(arguments: Backend.allCases)
     func prioritiesAreStoredAndReadBack(_ backend: Backend) throws {
         let fixture = try StoreFixture(backend)
-        let node = tree([
-            ("s", leaf(.string("x"), priority: .string("p"))),
-            ("d", leaf(.bool(false), priority: .double(1.5))),
-            ("n", tree([("c", leaf(1))], priority: .int(-4))),
-            ("t", leaf(.int(3), priority: .serverValue(.timestamp))),
-        ], priority: .string("root"))
+        let node = tree(
+            [
+                ("s", leaf(.string("x"), priority: .string("p"))),
+                ("d", leaf(.bool(false), priority: .double(1.5))),
+                ("n", tree([("c", leaf(1))], priority: .int(-4))),
+                ("t", leaf(.int(3), priority: .serverValue(.timestamp))),
+            ], priority: .string("root"))
         try fixture.store.overwrite(at: .root, with: node)
         #expect(try fixture.store.read(at: .root) == node)
         #expect(try fixture.store.read(at: ".priority") == leaf("root"))
@@ -112,12 +118,16 @@ import Testing
         // At an empty location a priority write does nothing.
         try fixture.store.overwrite(at: "nothing/.priority", with: leaf(1))
         var expected = node
-        for (path, value) in [("n/c/.priority", leaf(9)), ("n/.priority", leaf("new")), ("s/.priority", Node.empty),
-                              (".priority", Node.empty), ("nothing/.priority", leaf(1))] {
+        for (path, value) in [
+            ("n/c/.priority", leaf(9)), ("n/.priority", leaf("new")), ("s/.priority", Node.empty),
+            (".priority", Node.empty), ("nothing/.priority", leaf(1)),
+        ] {
             expected = expected.updating(at: Path(path), value)
         }
         #expect(try fixture.store.read(at: .root) == expected)
-        #expect(try fixture.store.read(at: "n") == tree([("c", leaf(.int(1), priority: .int(9)))], priority: .string("new")))
+        #expect(
+            try fixture.store.read(at: "n") == tree([("c", leaf(.int(1), priority: .int(9)))], priority: .string("new"))
+        )
         #expect(try fixture.store.read(at: "nothing") == .empty)
         #expect(fixture.store.stats() == TreeStoreStats(tree: expected))
 
@@ -137,7 +147,8 @@ import Testing
         let fixture = try StoreFixture(backend)
         let node = tree([
             ("max", leaf(.int(.max))), ("min", leaf(.int(.min))), ("zero", leaf(0)),
-            ("tenth", leaf(.double(0.1))), ("big", leaf(.double(1e300))), ("tiny", leaf(.double(.leastNonzeroMagnitude))),
+            ("tenth", leaf(.double(0.1))), ("big", leaf(.double(1e300))),
+            ("tiny", leaf(.double(.leastNonzeroMagnitude))),
             ("empty", leaf("")), ("nul", leaf("a\u{0}b")), ("control", leaf("\u{1}\u{2}\u{7F}")),
             ("true", leaf(.bool(true))), ("false", leaf(.bool(false))),
             ("ts", leaf(.serverValue(.timestamp))), ("inc", leaf(.serverValue(.incrementInt(-3)))),
@@ -146,10 +157,14 @@ import Testing
         ])
         try fixture.store.overwrite(at: "v", with: node)
         #expect(try fixture.store.read(at: "v") == node)
-        if case .int(let i)? = try fixture.store.read(at: "v/max").leafValue { #expect(i == .max) } else {
+        if case .int(let i)? = try fixture.store.read(at: "v/max").leafValue {
+            #expect(i == .max)
+        } else {
             Issue.record("an integer came back as another type")
         }
-        if case .double(let d)? = try fixture.store.read(at: "v/tenth").leafValue { #expect(d == 0.1) } else {
+        if case .double(let d)? = try fixture.store.read(at: "v/tenth").leafValue {
+            #expect(d == 0.1)
+        } else {
             Issue.record("a double came back as another type")
         }
         if backend.isPersistent {
@@ -161,12 +176,16 @@ import Testing
     @Test(arguments: Backend.allCases)
     func unicodeAndPrefixKeysStaySeparate(_ backend: Backend) throws {
         let fixture = try StoreFixture(backend)
-        let keys = ["a", "ab", "a b", "a\u{1}", "a\u{1}b", "a\u{2}", "\u{1}", "日本語", "é", "e\u{301}", "🌲", "-5", "007", "7", ""]
+        let keys = [
+            "a", "ab", "a b", "a\u{1}", "a\u{1}b", "a\u{2}", "\u{1}", "日本語", "é", "e\u{301}", "🌲", "-5", "007", "7", "",
+        ]
         for (index, key) in keys.enumerated() {
             try fixture.store.overwrite(at: Path(keys: [ChildKey(key), "v"]), with: leaf(Int64(index)))
         }
         for (index, key) in keys.enumerated() {
-            #expect(try fixture.store.read(at: Path(keys: [ChildKey(key)])) == tree([("v", leaf(Int64(index)))]), "key \(key.debugDescription)")
+            #expect(
+                try fixture.store.read(at: Path(keys: [ChildKey(key)])) == tree([("v", leaf(Int64(index)))]),
+                "key \(key.debugDescription)")
         }
         let root = try fixture.store.read(at: .root)
         #expect(root.childCount == keys.count)
@@ -271,7 +290,9 @@ import Testing
         var expected = Node.empty
         let keys: [ChildKey] = ["a", "b", "ab", "1", "10", "é"]
         func randomPath(maxDepth: Int) -> Path {
-            Path(keys: (0..<Int.random(in: 0...maxDepth, using: &random)).map { _ in keys.randomElement(using: &random)! })
+            Path(
+                keys: (0..<Int.random(in: 0...maxDepth, using: &random)).map { _ in keys.randomElement(using: &random)!
+                })
         }
         func randomPriority() -> LeafValue? {
             switch Int.random(in: 0..<4, using: &random) {
@@ -287,8 +308,10 @@ import Testing
             case 2: return leaf(.string("s\(Int.random(in: 0...9, using: &random))"), priority: randomPriority())
             default:
                 let count = Int.random(in: 0...3, using: &random)
-                return Node(children: ChildMap((0..<count).map { _ in (keys.randomElement(using: &random)!, randomNode(depth: depth + 1)) }),
-                            priority: randomPriority())
+                return Node(
+                    children: ChildMap(
+                        (0..<count).map { _ in (keys.randomElement(using: &random)!, randomNode(depth: depth + 1)) }),
+                    priority: randomPriority())
             }
         }
         for step in 0..<300 {
@@ -305,8 +328,11 @@ import Testing
                 expected = expected.updating(at: path, node)
             default:
                 let children = (0..<Int.random(in: 0...3, using: &random)).map { _ in
-                    (Bool.random(using: &random) ? randomPath(maxDepth: 2) : randomPath(maxDepth: 1).child(.priority),
-                     randomNode(depth: 2))
+                    (
+                        Bool.random(using: &random)
+                            ? randomPath(maxDepth: 2) : randomPath(maxDepth: 1).child(.priority),
+                        randomNode(depth: 2)
+                    )
                 }
                 try fixture.store.merge(at: path, children: children)
                 for (relative, child) in children { expected = expected.updating(at: path.child(relative), child) }
@@ -318,7 +344,8 @@ import Testing
             if backend.isPersistent && step % 50 == 49 {
                 try fixture.reopen()
                 #expect(try fixture.store.read(at: .root) == expected, "after reopening at step \(step)")
-                #expect(fixture.store.stats() == TreeStoreStats(tree: expected), "stats after reopening at step \(step)")
+                #expect(
+                    fixture.store.stats() == TreeStoreStats(tree: expected), "stats after reopening at step \(step)")
             }
         }
     }
