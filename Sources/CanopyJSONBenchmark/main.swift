@@ -52,7 +52,7 @@ struct DocumentGenerator {
 
     mutating func sentence(words count: Int) -> String {
         var parts: [String] = []
-        for _ in 0 ..< count {
+        for _ in 0..<count {
             var word = random.pick(Self.words)
             switch random.below(40) {
             case 0: word = "\"\(word)\""
@@ -77,7 +77,7 @@ struct DocumentGenerator {
     }
 
     mutating func post(id: Int) -> JSONValue {
-        let comments = (0 ..< random.below(4)).map { comment(id: id * 10 + $0) }
+        let comments = (0..<random.below(4)).map { comment(id: id * 10 + $0) }
         return .object([
             JSONMember("id", .int(Int64(id))),
             JSONMember("title", .string(sentence(words: 3 + random.below(6)))),
@@ -87,26 +87,32 @@ struct DocumentGenerator {
             JSONMember("score", .double(random.unit() * 100)),
             JSONMember("published", .bool(random.below(4) != 0)),
             JSONMember("created", .int(1_600_000_000_000 + Int64(random.below(200_000_000_000)))),
-            JSONMember("tags", .array((0 ..< random.below(5)).map { _ in .string(random.pick(Self.tags)) })),
+            JSONMember("tags", .array((0..<random.below(5)).map { _ in .string(random.pick(Self.tags)) })),
             JSONMember("comments", .array(comments)),
         ])
     }
 
     mutating func user(id: Int) -> JSONValue {
-        let posts = (0 ..< 1 + random.below(6)).map { post(id: id * 100 + $0) }
+        let posts = (0..<1 + random.below(6)).map { post(id: id * 100 + $0) }
         return .object([
             JSONMember("id", .int(Int64(id))),
-            JSONMember("name", .string("\(random.pick(["Ana", "Björn", "Chloé", "Dmitri", "Eun-ji", "Fatima", "Γιώργος"])) \(random.pick(["Smith", "Müller", "García", "Nakamura", "O'Brien", "Kowalski"]))")),
+            JSONMember(
+                "name",
+                .string(
+                    "\(random.pick(["Ana", "Björn", "Chloé", "Dmitri", "Eun-ji", "Fatima", "Γιώργος"])) \(random.pick(["Smith", "Müller", "García", "Nakamura", "O'Brien", "Kowalski"]))"
+                )),
             JSONMember("email", .string("user\(id)@example.com")),
             JSONMember("age", .int(Int64(18 + random.below(70)))),
             JSONMember("balance", .double((random.unit() * 1_000_000).rounded() / 100)),
             JSONMember("active", .bool(random.below(2) == 0)),
             JSONMember("manager", random.below(3) == 0 ? .null : .int(Int64(random.below(id + 1)))),
-            JSONMember("location", .object([
-                JSONMember("city", .string(random.pick(Self.cities))),
-                JSONMember("lat", .double(random.unit() * 180 - 90)),
-                JSONMember("lng", .double(random.unit() * 360 - 180)),
-            ])),
+            JSONMember(
+                "location",
+                .object([
+                    JSONMember("city", .string(random.pick(Self.cities))),
+                    JSONMember("lat", .double(random.unit() * 180 - 90)),
+                    JSONMember("lng", .double(random.unit() * 360 - 180)),
+                ])),
             JSONMember("bio", .string(sentence(words: 5 + random.below(30)))),
             JSONMember("posts", .array(posts)),
         ])
@@ -166,17 +172,22 @@ var ourParse = Double.infinity
 var foundationParse = Double.infinity
 var ourSerialize = Double.infinity
 var foundationSerialize = Double.infinity
-for _ in 0 ..< repetitions {
+for _ in 0..<repetitions {
     ourParse = min(ourParse, try time { try JSONParser.parse(bytes) })
     foundationParse = min(foundationParse, try time { try JSONSerialization.jsonObject(with: data) })
     ourSerialize = min(ourSerialize, time { document.serializedBytes() })
-    foundationSerialize = min(foundationSerialize, try time { try JSONSerialization.data(withJSONObject: foundationObject) })
+    foundationSerialize = min(
+        foundationSerialize, try time { try JSONSerialization.data(withJSONObject: foundationObject) })
 }
 
 let parseRatio = foundationParse / ourParse
 let serializeRatio = foundationSerialize / ourSerialize
 print("                       CanopyTree   Foundation   ratio")
-print("parse      (MB/s)      \(format(megabytes / ourParse))     \(format(megabytes / foundationParse))   \(String(format: "%5.1f", parseRatio))×")
-print("serialize  (MB/s)      \(format(megabytes / ourSerialize))     \(format(megabytes / foundationSerialize))   \(String(format: "%5.1f", serializeRatio))×")
+print(
+    "parse      (MB/s)      \(format(megabytes / ourParse))     \(format(megabytes / foundationParse))   \(String(format: "%5.1f", parseRatio))×"
+)
+print(
+    "serialize  (MB/s)      \(format(megabytes / ourSerialize))     \(format(megabytes / foundationSerialize))   \(String(format: "%5.1f", serializeRatio))×"
+)
 print("target parse ≥ 3× Foundation:      \(parseRatio >= 3 ? "MET" : "NOT MET")")
 print("target serialize ≥ 10× Foundation: \(serializeRatio >= 10 ? "MET" : "NOT MET")")

@@ -322,7 +322,8 @@ public struct JSONParser: ~Copyable {
             // A lane is flagged when it is a quote, a backslash or below 0x20 (exact for "any lane").
             let quotes = word ^ (Self.byteLanes &* 0x22)
             let backslashes = word ^ (Self.byteLanes &* 0x5C)
-            let special = ((quotes &- Self.byteLanes) & ~quotes)
+            let special =
+                ((quotes &- Self.byteLanes) & ~quotes)
                 | ((backslashes &- Self.byteLanes) & ~backslashes)
                 | ((word &- Self.byteLanes &* 0x20) & ~word)
             if special & Self.highBitLanes != 0 { break }
@@ -358,7 +359,7 @@ public struct JSONParser: ~Copyable {
             let unit = try readHex4(backslash: backslash, quote: quote)
             let scalar: UInt32
             switch unit {
-            case 0xD800 ... 0xDBFF:
+            case 0xD800...0xDBFF:
                 guard index + 1 < end, base[index] == .backslash, base[index + 1] == .letterU else {
                     throw JSONError(.loneSurrogate, offset: backslash)
                 }
@@ -367,7 +368,7 @@ public struct JSONParser: ~Copyable {
                 let low = try readHex4(backslash: lowBackslash, quote: quote)
                 guard low >= 0xDC00 && low <= 0xDFFF else { throw JSONError(.loneSurrogate, offset: backslash) }
                 scalar = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00)
-            case 0xDC00 ... 0xDFFF:
+            case 0xDC00...0xDFFF:
                 throw JSONError(.loneSurrogate, offset: backslash)
             default:
                 scalar = unit
@@ -384,13 +385,13 @@ public struct JSONParser: ~Copyable {
     /// Reads the four hexadecimal digits of the `\u` escape at `backslash`.
     private mutating func readHex4(backslash: Int, quote: Int) throws(JSONError) -> UInt32 {
         guard index + 4 <= end else {
-            for position in index ..< end where Self.hexValue(base[position]) == nil {
+            for position in index..<end where Self.hexValue(base[position]) == nil {
                 throw JSONError(.invalidUnicodeEscape, offset: backslash)
             }
             throw JSONError(.unterminatedString, offset: quote)
         }
         var value: UInt32 = 0
-        for position in index ..< index + 4 {
+        for position in index..<index + 4 {
             guard let digit = Self.hexValue(base[position]) else {
                 throw JSONError(.invalidUnicodeEscape, offset: backslash)
             }
@@ -404,20 +405,20 @@ public struct JSONParser: ~Copyable {
     private static func hexValue(_ byte: UInt8) -> UInt32? {
         switch byte {
         case .zero ... .nine: return UInt32(byte &- .zero)
-        case 0x61 ... 0x66: return UInt32(byte &- 0x61 &+ 10)
-        case 0x41 ... 0x46: return UInt32(byte &- 0x41 &+ 10)
+        case 0x61...0x66: return UInt32(byte &- 0x61 &+ 10)
+        case 0x41...0x46: return UInt32(byte &- 0x41 &+ 10)
         default: return nil
         }
     }
 
     private mutating func appendUTF8(_ scalar: UInt32) {
         switch scalar {
-        case 0 ..< 0x80:
+        case 0..<0x80:
             scratch.append(UInt8(scalar))
-        case 0x80 ..< 0x800:
+        case 0x80..<0x800:
             scratch.append(UInt8(0xC0 | scalar >> 6))
             scratch.append(UInt8(0x80 | scalar & 0x3F))
-        case 0x800 ..< 0x10000:
+        case 0x800..<0x10000:
             scratch.append(UInt8(0xE0 | scalar >> 12))
             scratch.append(UInt8(0x80 | scalar >> 6 & 0x3F))
             scratch.append(UInt8(0x80 | scalar & 0x3F))
@@ -448,19 +449,27 @@ public struct JSONParser: ~Copyable {
                 continue
             }
             let length: Int
-            var secondRange: ClosedRange<UInt8> = 0x80 ... 0xBF
+            var secondRange: ClosedRange<UInt8> = 0x80...0xBF
             switch lead {
-            case 0xC2 ... 0xDF: length = 2
-            case 0xE0: length = 3; secondRange = 0xA0 ... 0xBF
-            case 0xE1 ... 0xEC, 0xEE ... 0xEF: length = 3
-            case 0xED: length = 3; secondRange = 0x80 ... 0x9F
-            case 0xF0: length = 4; secondRange = 0x90 ... 0xBF
-            case 0xF1 ... 0xF3: length = 4
-            case 0xF4: length = 4; secondRange = 0x80 ... 0x8F
+            case 0xC2...0xDF: length = 2
+            case 0xE0:
+                length = 3
+                secondRange = 0xA0...0xBF
+            case 0xE1...0xEC, 0xEE...0xEF: length = 3
+            case 0xED:
+                length = 3
+                secondRange = 0x80...0x9F
+            case 0xF0:
+                length = 4
+                secondRange = 0x90...0xBF
+            case 0xF1...0xF3: length = 4
+            case 0xF4:
+                length = 4
+                secondRange = 0x80...0x8F
             default: return position
             }
             guard position + length <= stop, secondRange.contains(base[position + 1]) else { return position }
-            for continuation in position + 2 ..< position + length where base[continuation] & 0xC0 != 0x80 {
+            for continuation in position + 2..<position + length where base[continuation] & 0xC0 != 0x80 {
                 return position
             }
             position += length
@@ -557,7 +566,8 @@ public struct JSONParser: ~Copyable {
         // multiplication or division rounds correctly.
         if !truncated && mantissa <= 1 << 53 && exponent >= -22 && exponent <= 22 {
             let magnitude = Double(mantissa)
-            let value = exponent < 0
+            let value =
+                exponent < 0
                 ? magnitude / Self.powersOfTen[-exponent]
                 : magnitude * Self.powersOfTen[exponent]
             return .double(negative ? -value : value)

@@ -256,7 +256,8 @@ public struct JSONSerializer: ~Copyable {
                 let word = UnsafeRawPointer(source + position).loadUnaligned(as: UInt64.self)
                 let quotes = word ^ (Self.byteLanes &* 0x22)
                 let backslashes = word ^ (Self.byteLanes &* 0x5C)
-                let special = ((quotes &- Self.byteLanes) & ~quotes)
+                let special =
+                    ((quotes &- Self.byteLanes) & ~quotes)
                     | ((backslashes &- Self.byteLanes) & ~backslashes)
                     | ((word &- Self.byteLanes &* 0x20) & ~word)
                 if special & Self.highBitLanes != 0 { break }

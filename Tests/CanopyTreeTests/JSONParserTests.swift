@@ -120,9 +120,12 @@ import Testing
         #expect(double(parsed("9007199254740993.0")) == 9_007_199_254_740_992)
         #expect(double(parsed("9007199254740995.0")) == 9_007_199_254_740_996)
         var generator = JSONSeededRandom(seed: 7)
-        for _ in 0 ..< 2000 {
+        for _ in 0..<2000 {
             let value = Double(bitPattern: generator.next() & 0x7FEF_FFFF_FFFF_FFFF)
-            for text in [value.description, String(value * 1e-3), "\(generator.next() % 100_000).\(generator.next())e\(Int(generator.next() % 600) - 300)"] {
+            for text in [
+                value.description, String(value * 1e-3),
+                "\(generator.next() % 100_000).\(generator.next())e\(Int(generator.next() % 600) - 300)",
+            ] {
                 guard let expected = Double(text) else { continue }
                 if expected.isFinite {
                     #expect(double(parsed(text)).map { $0.bitPattern == expected.bitPattern } == true, "\(text)")
@@ -154,8 +157,9 @@ import Testing
     @Test func largeAndNestedContainers() throws {
         // Enough elements and members to grow the parser's internal stacks several times,
         // with containers finishing while outer ones are still open.
-        let inner = JSONValue.object((0 ..< 150).map { JSONMember("k\($0)", .array([.int(Int64($0)), .string("v\($0)")])) })
-        let outer = JSONValue.array((0 ..< 300).map { $0 % 2 == 0 ? inner : .array((0 ..< $0).map { .int(Int64($0)) }) })
+        let inner = JSONValue.object(
+            (0..<150).map { JSONMember("k\($0)", .array([.int(Int64($0)), .string("v\($0)")])) })
+        let outer = JSONValue.array((0..<300).map { $0 % 2 == 0 ? inner : .array((0..<$0).map { .int(Int64($0)) }) })
         #expect(try JSONParser.parse(outer.serialized()) == outer)
         // A failure deep inside a large document leaves nothing behind and reports its offset.
         var text = outer.serialized()
@@ -277,7 +281,9 @@ import Testing
     }
 
     @Test func errorMessages() {
-        #expect(JSONError(.unexpectedCharacter(UInt8(ascii: "x")), offset: 17).description == "unexpected character 'x' at byte 17")
+        #expect(
+            JSONError(.unexpectedCharacter(UInt8(ascii: "x")), offset: 17).description
+                == "unexpected character 'x' at byte 17")
         #expect(JSONError(.unexpectedCharacter(0xC3), offset: 2).description == "unexpected character 0xC3 at byte 2")
         #expect(JSONError(.unexpectedEnd, offset: 0).description == "unexpected end of input at byte 0")
         #expect(failure("[1,]")?.description == "unexpected character ']' at byte 3")

@@ -39,7 +39,9 @@ import Testing
     }
 
     @Test func nonFiniteDoublesBecomeNull() {
-        #expect(JSONValue.array([.double(.infinity), .double(-.infinity), .double(.nan)]).serialized() == "[null,null,null]")
+        #expect(
+            JSONValue.array([.double(.infinity), .double(-.infinity), .double(.nan)]).serialized() == "[null,null,null]"
+        )
     }
 
     @Test func pretty() {
@@ -84,7 +86,7 @@ import Testing
 
     @Test func randomizedRoundTrip() throws {
         var random = JSONSeededRandom(seed: 0x5EED)
-        for iteration in 0 ..< 400 {
+        for iteration in 0..<400 {
             let value = randomValue(depth: 0, random: &random)
             for pretty in [false, true] {
                 let text = value.serialized(pretty: pretty)
@@ -113,7 +115,7 @@ import Testing
     private func randomString(random: inout JSONSeededRandom) -> String {
         let length = Int(random.next() % 12)
         var scalars = String.UnicodeScalarView()
-        for _ in 0 ..< length {
+        for _ in 0..<length {
             if random.next() % 3 == 0 {
                 scalars.append(Self.trickyScalars[Int(random.next() % UInt64(Self.trickyScalars.count))])
             } else if let scalar = Unicode.Scalar(UInt32(random.next() % 0x11_0000)) {
@@ -129,7 +131,9 @@ import Testing
         case 1: return .int(Int64(bitPattern: random.next()) >> (random.next() % 64))
         case 2: return .int([Int64.min, Int64.max, 0, -1, 1 << 53, -(1 << 53) - 1][Int(random.next() % 6)])
         case 3: return .double(Self.trickyDoubles[Int(random.next() % UInt64(Self.trickyDoubles.count))])
-        case 4: return .double(Double(bitPattern: random.next() & 0x7FEF_FFFF_FFFF_FFFF) * (random.next() % 2 == 0 ? 1 : -1))
+        case 4:
+            return .double(
+                Double(bitPattern: random.next() & 0x7FEF_FFFF_FFFF_FFFF) * (random.next() % 2 == 0 ? 1 : -1))
         default: return .double(Double(Int64(bitPattern: random.next()) >> 20) / 1000)
         }
     }
@@ -143,12 +147,13 @@ import Testing
         case 4: return .string(randomString(random: &random))
         case 5:
             let count = Int(random.next() % 6)
-            return .array((0 ..< count).map { _ in randomValue(depth: depth + 1, random: &random) })
+            return .array((0..<count).map { _ in randomValue(depth: depth + 1, random: &random) })
         default:
             let count = Int(random.next() % 6)
-            return .object((0 ..< count).map { _ in
-                JSONMember(randomString(random: &random), randomValue(depth: depth + 1, random: &random))
-            })
+            return .object(
+                (0..<count).map { _ in
+                    JSONMember(randomString(random: &random), randomValue(depth: depth + 1, random: &random))
+                })
         }
     }
 
