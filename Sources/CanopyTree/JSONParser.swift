@@ -91,10 +91,12 @@ public struct JSONParser: ~Copyable {
         let count = elementCount - start
         let source = elementStack + start
         elementCount = start
-        return [JSONValue](unsafeUninitializedCapacity: count) { buffer, initialized in
-            buffer.baseAddress?.moveInitialize(from: source, count: count)
-            initialized = count
-        }
+        // `reserveCapacity` + `append` specialize fully; `init(unsafeUninitializedCapacity:)`
+        // would look up the array's generic metadata on every call.
+        var elements: [JSONValue] = []
+        elements.reserveCapacity(count)
+        for offset in 0..<count { elements.append((source + offset).move()) }
+        return elements
     }
 
     @inline(__always)
@@ -115,10 +117,12 @@ public struct JSONParser: ~Copyable {
         let count = memberCount - start
         let source = memberStack + start
         memberCount = start
-        return [JSONMember](unsafeUninitializedCapacity: count) { buffer, initialized in
-            buffer.baseAddress?.moveInitialize(from: source, count: count)
-            initialized = count
-        }
+        // `reserveCapacity` + `append` specialize fully; `init(unsafeUninitializedCapacity:)`
+        // would look up the array's generic metadata on every call.
+        var members: [JSONMember] = []
+        members.reserveCapacity(count)
+        for offset in 0..<count { members.append((source + offset).move()) }
+        return members
     }
 
     // MARK: Structure
