@@ -1,0 +1,110 @@
+import CanopyTree
+import CanopyWire
+
+extension SyncEngine {
+    /// Reads `query` once (client-design.md §11.1): from memory when a complete value is
+    /// known (a complete server cache at or above the location with pending writes layered
+    /// on, or a write covering it); otherwise from the server with a `get`, waiting at most
+    /// ``Configuration/getOfflineTimeout`` for a connection. The server's answer is applied
+    /// as server data. `completion` runs on the executor.
+    public func getData(_ query: QuerySpec, completion: @escaping @Sendable (Result<Node, DatabaseError>) -> Void) {
+        wire()
+        do {
+            try TreeValidation.validateReadPath(query.path)
+        } catch {
+            let failure = DatabaseError(error)
+            complete { completion(.failure(failure)) }
+            return
+        }
+        if query.path.front == Self.infoKey {
+            let node = infoProvider.value(at: query.path)
+            let answer = query.params.loadsAllData ? node : query.params.filter(node)
+            complete { completion(.success(answer)) }
+            return
+        }
+        if let cached = serverTree.calcCompleteEventCache(at: query.path) {
+            let answer = query.params.loadsAllData ? cached : query.params.filter(cached)
+            complete { completion(.success(answer)) }
+            return
+        }
+        connection.get(
+            .get(path: query.path, query: query.params.wireObject), offlineTimeout: configuration.getOfflineTimeout
+        ) { response in
+            self.getAnswered(query, response: response, completion: completion)
+        }
+    }
+
+    /// Reads `query` once; see ``getData(_:completion:)``.
+    public func getData(_ query: QuerySpec) async throws(DatabaseError) -> Node {
+        let result = await withCheckedContinuation { continuation in
+            getData(query) { continuation.resume(returning: $0) }
+        }
+        return try result.get()
+    }
+
+    private func getAnswered(
+        _ query: QuerySpec, response: ServerResponse, completion: @escaping @Sendable (Result<Node, DatabaseError>) -> Void
+    ) {
+        guard response.status.isOK else {
+            let failure: DatabaseError
+            if response.status == PersistentConnection.offlineStatus {
+                failure = DatabaseError(
+                    .offline,
+                    "Unable to get the latest value for \(query.path): the client is offline with no active "
+                        + "listener and no cached data")
+            } else {
+                failure = DatabaseError(status: response.status, reason: response.reason)
+            }
+            complete { completion(.failure(failure)) }
+            return
+        }
+        let node: Node
+        do {
+            node = try Node(json: response.data ?? .null)
+        } catch {
+            let failure = DatabaseError(.invalidData, "the server answered with invalid data: \(error)")
+            complete { completion(.failure(failure)) }
+            return
+        }
+        if query.params.loadsAllData {
+            raise(serverTree.applyServerOverwrite(path: query.path, node: node))
+        } else {
+            // The answer belongs to this query's view only: apply it through a temporary
+            // view (without a listen) under the query's tag.
+            let temporary = ObserverRegistration(eventTypes: [])
+            listenProvider.isSuppressed = true
+            raise(serverTree.addEventRegistration(temporary, for: query))
+            if let tag = serverTree.tag(for: query) {
+                raise(serverTree.applyTaggedQueryOverwrite(path: query.path, node: node, tag: tag))
+            }
+            raise(serverTree.removeEventRegistration(temporary, for: query))
+            listenProvider.isSuppressed = false
+        }
+        rerunTransactions(at: query.path)
+        complete { completion(.success(node)) }
+    }
+
+    /// Keeps `query` synchronized without observers (`keepSynced`, client-design.md §8):
+    /// pinning adds a registration that receives nothing but keeps the view and its listen;
+    /// pinning twice is one pin; unpinning an unpinned query does nothing.
+    ///
+    /// - Throws: ``DatabaseError/Code/invalidArgument`` for `.info` locations.
+    public func keepSynced(_ query: QuerySpec, _ enabled: Bool) throws(DatabaseError) {
+        wire()
+        if query.path.front == Self.infoKey {
+            throw DatabaseError(.invalidArgument, "keepSynced cannot be used on .info locations")
+        }
+        if enabled {
+            guard pins[query] == nil else { return }
+            let sentinel = ObserverRegistration(eventTypes: [])
+            pins[query] = sentinel
+            raise(serverTree.addEventRegistration(sentinel, for: query))
+        } else {
+            guard let sentinel = pins.removeValue(forKey: query) else { return }
+            raise(serverTree.removeEventRegistration(sentinel, for: query))
+        }
+    }
+
+    /// The queries pinned with ``keepSynced(_:_:)``.
+    public var pinnedQueries: Set<QuerySpec> { Set(pins.keys) }
+}
