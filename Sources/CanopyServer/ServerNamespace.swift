@@ -376,13 +376,44 @@ public actor ServerNamespace {
                 if let query = listen.query {
                     let window = query.filter(root.child(at: listen.path))
                     guard window != listen.lastResult else { continue }
+                    for push in Self.windowPushes(at: listen.path, tag: listen.tag, from: listen.lastResult, to: window)
+                    {
+                        sessions[s].sink(push)
+                    }
                     sessions[s].listens[l].lastResult = window
-                    sessions[s].sink(.data(path: listen.path, data: window.exportJSON(), tag: listen.tag))
                 } else if let push = defaultPush(for: listen.path, write: write, oldRoot: oldRoot) {
                     sessions[s].sink(push)
                 }
             }
         }
+    }
+
+    /// The tagged pushes that turn a client's copy of a query result `old` into `new`.
+    ///
+    /// When few children changed, one `d` per child at `path/key`: first the children that
+    /// left (`null`), then those that changed in place, then those that entered. In that
+    /// order the client's copy never holds more children than the limit, so its own window
+    /// logic never evicts a child the server kept. Otherwise (or when the result was empty
+    /// or is no longer a set of children) one `d` with the whole new result at `path`.
+    static func windowPushes(at path: Path, tag: Int64?, from old: Node, to new: Node) -> [ServerPush] {
+        let whole = [ServerPush.data(path: path, data: new.exportJSON(), tag: tag)]
+        guard !old.isEmpty, !old.isLeaf, !new.isEmpty, !new.isLeaf else { return whole }
+        var left: [ChildKey] = []
+        var changed: [(ChildKey, Node)] = []
+        var entered: [(ChildKey, Node)] = []
+        for key in old.children.orderedKeys where new.children[key] == nil {
+            left.append(key)
+        }
+        for (key, node) in new.children.entries {
+            if let previous = old.children[key] {
+                if previous != node { changed.append((key, node)) }
+            } else {
+                entered.append((key, node))
+            }
+        }
+        guard left.count + changed.count + entered.count < new.childCount else { return whole }
+        return left.map { .data(path: path.child($0), data: .null, tag: tag) }
+            + (changed + entered).map { .data(path: path.child($0.0), data: $0.1.exportJSON(), tag: tag) }
     }
 
     /// The push a default listen at `listenPath` gets for a write (protocol.md §4): the

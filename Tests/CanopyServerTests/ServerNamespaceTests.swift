@@ -265,4 +265,28 @@ struct ServerNamespaceTests {
             ])
         #expect(await ns.value(at: "/n") == Node(leaf: .double(8.5)))
     }
+
+    @Test func largerWindowsGetPerChildPushesLeavingFirst() async throws {
+        let ns = try makeNamespace(#"{"m":{"a":1,"b":2,"c":3,"d":4,"e":5}}"#)
+        let log = PushLog()
+        await ns.open(session: alice, sink: log.sink)
+        let query = try json(#"{"i":".value","l":3,"vf":"r"}"#)
+        _ = await ns.listen(session: alice, path: "/m", query: query, tag: 2, auth: auth)
+        #expect(log.take() == [#"d m {"c":3,"d":4,"e":5} t2"#])
+        // A change in place: only that child.
+        _ = await ns.put(session: alice, path: "/m/d", data: .int(40), hash: nil, auth: auth)
+        #expect(log.take() == ["d m/d 40 t2"])
+        // One enters, one leaves: the leaving child first.
+        _ = await ns.put(session: alice, path: "/m/f", data: .int(50), hash: nil, auth: auth)
+        #expect(log.take() == ["d m/c null t2", "d m/f 50 t2"])
+        // A removal refilled from outside the window.
+        _ = await ns.put(session: alice, path: "/m/d", data: .null, hash: nil, auth: auth)
+        #expect(log.take() == ["d m/d null t2", "d m/c 3 t2"])
+        // Most of the window changes: the whole result.
+        _ = await ns.merge(session: alice, path: "/m", children: try json(#"{"e":0,"f":0,"c":0}"#), auth: auth)
+        #expect(log.take() == [#"d m {"a":1,"b":2,"f":0} t2"#])  // ties by key: c, e, f, then a, b
+        // The location becomes a leaf: the (empty) result as a whole.
+        _ = await ns.put(session: alice, path: "/m", data: .string("flat"), hash: nil, auth: auth)
+        #expect(log.take() == ["d m null t2"])
+    }
 }
