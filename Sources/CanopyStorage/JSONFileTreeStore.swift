@@ -100,7 +100,9 @@ public final class JSONFileTreeStore: TreeStore {
                 root: root, journal: journal, journalLength: journalLength,
                 journalWrites: journalWrites, treeFileLength: treeBytes?.count ?? 0))
         if journalLength > max(compactionThreshold, treeBytes?.count ?? 0) {
-            try compact()
+            // Optional: the data is readable either way. A failure stops writes (it is
+            // rethrown by the next write), not the opening.
+            try? compact()
         }
     }
 

@@ -349,4 +349,37 @@ import Testing
             }
         }
     }
+
+    @Test(arguments: Backend.allCases)
+    func concurrentWritersAllLand(_ backend: Backend) async throws {
+        let fixture = try StoreFixture(backend)
+        let store = fixture.store
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for writer in 0..<4 {
+                group.addTask {
+                    for index in 0..<20 {
+                        let path = Path(keys: [ChildKey("w\(writer)"), ChildKey("i\(index)")])
+                        if index % 2 == 0 {
+                            try store.overwrite(at: path, with: leaf(Int64(index)))
+                        } else {
+                            try store.merge(
+                                at: Path(keys: [ChildKey("w\(writer)")]),
+                                children: [
+                                    (Path(keys: [ChildKey("i\(index)")]), leaf(Int64(index))),
+                                    ("count", leaf(Int64(index))),
+                                ])
+                        }
+                        _ = try store.read(at: Path(keys: [ChildKey("w\((writer + 1) % 4)")]))
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        for writer in 0..<4 {
+            let node = try store.read(at: Path(keys: [ChildKey("w\(writer)")]))
+            #expect(node.childCount == 21)
+            #expect(node.child("count") == leaf(19))
+        }
+        #expect(store.stats().leafCount == 4 * 21)
+    }
 }
