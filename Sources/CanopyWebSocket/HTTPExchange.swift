@@ -33,11 +33,15 @@ final class HTTPExchange: @unchecked Sendable {
     private var writeRequested = false
     private var closed = false
     private var task: Task<Void, Never>?
+    private var closesAfterResponse = false
 
     // Service thread only.
     private(set) var wsi: OpaquePointer?
-    /// Whether the request carries a body still to be received.
+    private var rejected = false
+    /// Whether the request announced a body with `Content-Length` (still to be received).
     let expectsBody: Bool
+    /// Whether the request announced a chunked body, which this host does not accept.
+    let hasChunkedBody: Bool
 
     private static let prefix = Int(canopy_lws_pre)
     private static let chunkSize = 32 * 1024
@@ -52,35 +56,50 @@ final class HTTPExchange: @unchecked Sendable {
         request = HTTPRequest(
             method: method, path: path, queryItems: LWSRequestHeaders.queryItems(wsi), headers: headers,
             remoteAddress: LWSRequestHeaders.remoteAddress(wsi))
-        let declaredLength = headers.first { $0.name == "content-length" }.flatMap { Int($0.value) } ?? 0
-        expectsBody = declaredLength > 0 || headers.contains { $0.name == "transfer-encoding" }
+        let declaredLength = headers.first { $0.name == "content-length" }.flatMap { Int($0.value) }
+        expectsBody = (declaredLength ?? 0) > 0
+        hasChunkedBody = declaredLength == nil && headers.contains { $0.name == "transfer-encoding" }
     }
 
-    /// Appends received body bytes; false when the body grew past the limit (service thread).
-    func appendBody(_ input: UnsafeMutableRawPointer?, _ length: Int) -> Bool {
-        guard let input, length > 0 else { return true }
-        if request.body.count + length > maximumBodyBytes { return false }
+    /// Appends received body bytes; answers `413` and stops collecting once the body grows
+    /// past the limit (service thread).
+    func appendBody(_ input: UnsafeMutableRawPointer?, _ length: Int) {
+        guard !rejected, let input, length > 0 else { return }
+        if request.body.count + length > maximumBodyBytes {
+            request.body = []
+            reject(status: 413, message: "request body larger than \(maximumBodyBytes) bytes")
+            return
+        }
         request.body.append(contentsOf: UnsafeRawBufferPointer(start: input, count: length))
-        return true
     }
 
-    /// Starts the handler on a Swift task (service thread). The service thread does not wait.
+    /// Answers `status` with a JSON error without consulting the handler, then closes the
+    /// connection (service thread).
+    func reject(status: Int, message: String) {
+        guard !rejected else { return }
+        rejected = true
+        let body = Array(#"{"error":"\#(message)"}"#.utf8)
+        lock.withLock { closesAfterResponse = true }
+        accept(
+            status: status,
+            headers: [
+                HTTPHeader("content-type", "application/json; charset=utf-8"), HTTPHeader("connection", "close"),
+            ],
+            contentLength: body.count, kind: .complete)
+        enqueue(body)
+        finish()
+    }
+
+    /// Starts the handler on a Swift task unless the request was already answered (service
+    /// thread). The service thread does not wait.
     func dispatch(to handler: any HTTPHandler) {
+        guard !rejected else { return }
         let request = request
         let task = Task { [self] in
             let response = await handler.respond(to: request)
             await deliver(response)
         }
         lock.withLock { self.task = task }
-    }
-
-    /// Answers without a handler (service thread), e.g. 413 for an oversized body.
-    func respondImmediately(_ response: HTTPResponse) {
-        if case .complete(let status, let headers, let body) = response {
-            accept(status: status, headers: headers, contentLength: body.count, kind: .complete)
-            if !body.isEmpty { enqueue(body) }
-            finish()
-        }
     }
 
     private func deliver(_ response: HTTPResponse) async {
@@ -94,7 +113,9 @@ final class HTTPExchange: @unchecked Sendable {
                 pieces.append(Array(body[offset..<end]))
                 offset = end
             }
-            for piece in pieces { enqueue(piece) }
+            if request.method != "HEAD" {
+                for piece in pieces { enqueue(piece) }
+            }
             finish()
         case .stream(let status, let headers, let body):
             accept(status: status, headers: headers, contentLength: nil, kind: .stream)
@@ -141,6 +162,12 @@ final class HTTPExchange: @unchecked Sendable {
         loop.schedule { [self] in
             if let wsi { lws_callback_on_writable(wsi) }
         }
+    }
+
+    /// Stops the handler or stream while the connection stays up: a stream ends (and its
+    /// connection closes) after what was already queued is written.
+    func cancelHandler() {
+        lock.withLock { task }?.cancel()
     }
 
     /// The connection went away (service thread): stop the handler or stream.
@@ -209,7 +236,11 @@ final class HTTPExchange: @unchecked Sendable {
     }
 
     private func completeTransaction(_ wsi: OpaquePointer) -> Int32 {
-        lock.withLock { closed = true }
+        let closeNow = lock.withLock {
+            closed = true
+            return closesAfterResponse
+        }
+        if closeNow { return -1 }
         return lws_http_transaction_completed(wsi) != 0 ? -1 : 0
     }
 

@@ -99,6 +99,11 @@ final class LWSServiceLoop: @unchecked Sendable {
     /// Requests a stop and waits until the context has been destroyed.
     func stop() async {
         requestStop()
+        await waitUntilFinished()
+    }
+
+    /// Waits until the service thread has destroyed the context and exited.
+    func waitUntilFinished() async {
         await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
             let alreadyFinished = lock.withLock {
                 if finished { return true }

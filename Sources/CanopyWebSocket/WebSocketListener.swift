@@ -5,7 +5,7 @@ import CanopyWire
 /// REST calls and Server-Sent Events streams — goes to an ``HTTPHandler``.
 ///
 /// Keep the listener while it serves: ``close()`` stops accepting (open connections stay
-/// until they end), ``stop()`` ends everything and frees the port.
+/// until they end), ``stop(gracePeriod:)`` ends everything and frees the port.
 public final class WebSocketListener: ServerListener {
     /// Connections as clients open them; finishes when the listener stops accepting.
     public let connections: AsyncStream<any ServerConnection>
@@ -46,10 +46,17 @@ public final class WebSocketListener: ServerListener {
         core.stopAccepting()
     }
 
-    /// Closes every connection, abandons every request and releases the port; returns once
-    /// the service thread has exited.
-    public func stop() async {
-        core.stopAccepting()
-        await core.loop.stop()
+    /// Shuts down: stops accepting, sends every websocket a "going away" close frame, ends
+    /// every stream, waits up to `gracePeriod` for them to finish, then drops whatever is left,
+    /// releases the port and returns once the service thread has exited.
+    public func stop(gracePeriod: Duration = .seconds(2)) async {
+        core.beginShutdown()
+        let loop = core.loop
+        let deadline = Task {
+            try? await Task.sleep(for: gracePeriod)
+            loop.requestStop()
+        }
+        await loop.waitUntilFinished()
+        deadline.cancel()
     }
 }

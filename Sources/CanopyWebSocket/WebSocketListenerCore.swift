@@ -38,6 +38,9 @@ final class WebSocketListenerCore: LWSCallbackHandler, @unchecked Sendable {
             info.port = Int32(clamping: configuration.port)
             if let host = configuration.host, host != "0.0.0.0", host != "::" {
                 info.iface = resources.cString(host)
+                // An IPv4 address binds an IPv4 socket; libwebsockets would otherwise open a
+                // dual-stack IPv6 socket on every interface.
+                if !host.contains(":") { info.options |= UInt64(LWS_SERVER_OPTION_DISABLE_IPV6) }
             }
             info.protocols = resources.protocols(named: "canopy")
             info.user = user
@@ -73,6 +76,19 @@ final class WebSocketListenerCore: LWSCallbackHandler, @unchecked Sendable {
         guard wasAccepting else { return }
         connectionContinuation.finish()
         loop.schedule { [self] in stopIfDrained() }
+    }
+
+    /// Stops accepting and ends what is open: every websocket gets a "going away" close
+    /// frame, every stream is ended; the service stops once they are gone.
+    func beginShutdown() {
+        stopAccepting()
+        loop.schedule { [self] in
+            for connection in sessions.values {
+                connection.session.close(code: WebSocketSession.goingAwayClose, reason: "server shutting down")
+            }
+            for exchange in exchanges.values { exchange.cancelHandler() }
+            stopIfDrained()
+        }
     }
 
     private var isAccepting: Bool { lock.withLock { accepting } }
@@ -111,10 +127,7 @@ final class WebSocketListenerCore: LWSCallbackHandler, @unchecked Sendable {
             return httpRequest(wsi, input, length)
         case LWS_CALLBACK_HTTP_BODY:
             guard let exchange = exchanges[wsi] else { return -1 }
-            if !exchange.appendBody(input, length) {
-                exchange.respondImmediately(
-                    .text(413, #"{"error":"request body too large"}"#, contentType: "application/json; charset=utf-8"))
-            }
+            exchange.appendBody(input, length)
             return 0
         case LWS_CALLBACK_HTTP_BODY_COMPLETION:
             exchanges[wsi]?.dispatch(to: httpHandler)
@@ -159,7 +172,11 @@ final class WebSocketListenerCore: LWSCallbackHandler, @unchecked Sendable {
             maximumBodyBytes: configuration.maximumRequestBodyBytes)
         exchanges[wsi] = exchange
         lws_set_timeout(wsi, NO_PENDING_TIMEOUT, 0)
-        if !exchange.expectsBody { exchange.dispatch(to: httpHandler) }
+        if exchange.hasChunkedBody {
+            exchange.reject(status: 411, message: "chunked request bodies are not accepted; send Content-Length")
+        } else if !exchange.expectsBody {
+            exchange.dispatch(to: httpHandler)
+        }
         return 0
     }
 

@@ -159,4 +159,45 @@ struct DescribingHandler: HTTPHandler {
         #expect(try await clientEvents.next("frame after HTTP") == .frame("after http"))
         await client.close()
     }
+
+    @Test func oversizedBodyIsRefusedWith413() async throws {
+        let listener = try await WebSocketListener.start(
+            configuration: .init(maximumRequestBodyBytes: 1000, logger: .silent), httpHandler: DescribingHandler())
+        defer { Task { await listener.stop() } }
+        let response = try await RawHTTPClient.send(
+            port: listener.port, method: "PUT", target: "/a.json", body: Array(repeating: 120, count: 5000))
+        #expect(response.status == 413)
+        #expect(response.bodyText.contains("error"))
+        let fits = try await RawHTTPClient.send(
+            port: listener.port, method: "PUT", target: "/a.json", body: Array(repeating: 120, count: 1000))
+        #expect(fits.status == 201)
+    }
+
+    @Test func chunkedBodyIsRefusedWith411() async throws {
+        let server = try await LoopbackServer.start(httpHandler: DescribingHandler())
+        defer { Task { await server.listener.stop() } }
+        let request =
+            "PUT /a.json HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n7\r\n{\"a\":1}\r\n0\r\n\r\n"
+        let raw = try await RawHTTPClient.exchange(port: server.listener.port, request: Array(request.utf8))
+        #expect(try RawHTTPClient.parse(raw).status == 411)
+    }
+
+    @Test func headAnswersHeadersOnlyAndKeepAliveServesPipelinedRequests() async throws {
+        let server = try await LoopbackServer.start(httpHandler: DescribingHandler())
+        defer { Task { await server.listener.stop() } }
+        let request =
+            "HEAD /one.json HTTP/1.1\r\nHost: x\r\n\r\n"
+            + "GET /two.json?a=b+c HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+        let raw = try await RawHTTPClient.exchange(port: server.listener.port, request: Array(request.utf8))
+        let text = String(decoding: raw, as: UTF8.self)
+        let second = try #require(
+            text.range(of: "HTTP/1.1 200", range: text.index(after: text.startIndex)..<text.endIndex))
+        let head = try RawHTTPClient.parse(Array(text[..<second.lowerBound].utf8))
+        #expect(head.status == 200)
+        #expect(head.body.isEmpty)
+        #expect(Int(head.headers["content-length"] ?? "") ?? 0 > 0)
+        let get = try RawHTTPClient.parse(Array(text[second.lowerBound...].utf8))
+        #expect(get.bodyText.contains("path=/two.json"))
+        #expect(get.bodyText.contains("query:a=b c"))
+    }
 }

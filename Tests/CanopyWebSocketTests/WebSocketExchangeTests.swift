@@ -227,6 +227,23 @@ struct LoopbackServer {
         }
     }
 
+    @Test func stoppingTheListenerClosesConnectionsWithGoingAway() async throws {
+        let server = try await LoopbackServer.start()
+        let (client, clientEvents, _, serverEvents) = try await server.connect()
+        try await withDeadline("graceful stop") { await server.listener.stop() }
+        let clientClose = try await clientEvents.next("client sees the shutdown")
+        #expect(clientClose == .closed(.closedByPeer), "\(clientClose)")
+        #expect(throws: WebSocketError.connectionClosed) { try client.sendNow("after shutdown") }
+        #expect(try await serverEvents.next("server side closed") == .closed(.closedLocally))
+        let late = WebSocketClientTransport(configuration: .init(connectTimeoutSeconds: 5, logger: .silent))
+        let lateEvents = Inbox(late.events)
+        await late.connect(to: server.target)
+        guard case .closed(.failed) = try await lateEvents.next("refusal after stop") else {
+            Issue.record("connecting after stop() should fail")
+            return
+        }
+    }
+
     @Test func listenerReportsBindFailure() async throws {
         let server = try await LoopbackServer.start()
         defer { Task { await server.listener.stop() } }
