@@ -65,7 +65,7 @@ let package = Package(
         .testTarget(name: "CanopyWireTests", dependencies: ["CanopyWire"]),
         .testTarget(name: "CanopyWebSocketTests", dependencies: ["CanopyWebSocket"]),
         .testTarget(name: "CanopySyncTests", dependencies: ["CanopySync"]),
-        .testTarget(name: "CanopyServerTests", dependencies: ["CanopyServer", "CanopySync"]),
+        .testTarget(name: "CanopyServerTests", dependencies: ["CanopyServer", "CanopySync", "CanopyWebSocket"]),
     ],
     swiftLanguageModes: [.v6]
 )
