@@ -63,7 +63,7 @@ let package = Package(
         .testTarget(name: "CanopyTreeTests", dependencies: ["CanopyTree"]),
         .testTarget(name: "CanopyStorageTests", dependencies: ["CanopyStorage", "canopy-storage-crasher"]),
         .testTarget(name: "CanopyWireTests", dependencies: ["CanopyWire"]),
-        .testTarget(name: "CanopyWebSocketTests", dependencies: ["CanopyWebSocket"]),
+        .testTarget(name: "CanopyWebSocketTests", dependencies: ["CanopyWebSocket", "CanopyServer", "CanopyStorage"]),
         .testTarget(name: "CanopySyncTests", dependencies: ["CanopySync"]),
         .testTarget(name: "CanopyServerTests", dependencies: ["CanopyServer", "CanopySync", "CanopyWebSocket"]),
     ],
