@@ -42,6 +42,8 @@ final class HTTPExchange: @unchecked Sendable {
     let expectsBody: Bool
     /// Whether the request announced a chunked body, which this host does not accept.
     let hasChunkedBody: Bool
+    /// Whether the response must carry headers only (a `HEAD` request).
+    private let omitsBody: Bool
 
     private static let prefix = Int(canopy_lws_pre)
     private static let chunkSize = 32 * 1024
@@ -59,6 +61,7 @@ final class HTTPExchange: @unchecked Sendable {
         let declaredLength = headers.first { $0.name == "content-length" }.flatMap { Int($0.value) }
         expectsBody = (declaredLength ?? 0) > 0
         hasChunkedBody = declaredLength == nil && headers.contains { $0.name == "transfer-encoding" }
+        omitsBody = method == "HEAD"
     }
 
     /// Appends received body bytes; answers `413` and stops collecting once the body grows
@@ -113,7 +116,7 @@ final class HTTPExchange: @unchecked Sendable {
                 pieces.append(Array(body[offset..<end]))
                 offset = end
             }
-            if request.method != "HEAD" {
+            if !omitsBody {
                 for piece in pieces { enqueue(piece) }
             }
             finish()

@@ -200,4 +200,24 @@ struct DescribingHandler: HTTPHandler {
         #expect(get.bodyText.contains("path=/two.json"))
         #expect(get.bodyText.contains("query:a=b c"))
     }
+
+    @Test func manyOpenStreamsDoNotStarveOtherRequests() async throws {
+        let server = try await LoopbackServer.start(httpHandler: DescribingHandler())
+        defer { Task { await server.listener.stop() } }
+        var sockets: [Int32] = []
+        defer { sockets.forEach(RawHTTPClient.closeSocket) }
+        let request = Array("GET /endless.json HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n".utf8)
+        for index in 0..<200 {
+            let (socket, _) = try await RawHTTPClient.openUntil(
+                port: server.listener.port, request: request, marker: "\"data\":null}\n\n")
+            sockets.append(socket)
+            #expect(socket >= 0, "stream \(index)")
+        }
+        let response = try await RawHTTPClient.send(port: server.listener.port, method: "GET", target: "/x.json")
+        #expect(response.status == 200)
+        let (client, clientEvents, connection, _) = try await server.connect()
+        await connection.send("still serving")
+        #expect(try await clientEvents.next("frame with 200 open streams") == .frame("still serving"))
+        await client.close()
+    }
 }

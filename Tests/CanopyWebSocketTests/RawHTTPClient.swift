@@ -30,21 +30,33 @@ enum RawHTTPClient {
     /// Sends `request` bytes, reads until the bytes received contain `marker`, then closes the
     /// socket (abandoning the response) and returns what was read.
     static func readUntil(port: Int, request: [UInt8], marker: String) async throws -> [UInt8] {
+        let (socket, received) = try await openUntil(port: port, request: request, marker: marker)
+        close(socket)
+        return received
+    }
+
+    /// Sends `request` bytes and reads until the bytes received contain `marker`; returns the
+    /// socket, still open (close it with `closeSocket`), and what was read.
+    static func openUntil(port: Int, request: [UInt8], marker: String) async throws -> (Int32, [UInt8]) {
         try await onThread {
             let socket = try connect(port: port)
-            defer { close(socket) }
-            try sendAll(socket, request)
-            let wanted = Array(marker.utf8)
-            var result: [UInt8] = []
-            var buffer = [UInt8](repeating: 0, count: 65536)
-            while result.firstRange(of: wanted) == nil {
-                let count = buffer.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
-                guard count > 0 else {
-                    throw WaitFailure(description: "connection ended or timed out before \(marker)")
+            do {
+                try sendAll(socket, request)
+                let wanted = Array(marker.utf8)
+                var result: [UInt8] = []
+                var buffer = [UInt8](repeating: 0, count: 65536)
+                while result.firstRange(of: wanted) == nil {
+                    let count = buffer.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
+                    guard count > 0 else {
+                        throw WaitFailure(description: "connection ended or timed out before \(marker)")
+                    }
+                    result += buffer[..<count]
                 }
-                result += buffer[..<count]
+                return (socket, result)
+            } catch {
+                close(socket)
+                throw error
             }
-            return result
         }
     }
 
@@ -78,7 +90,7 @@ enum RawHTTPClient {
         }
     }
 
-    /// Closes a socket returned by `openSilentWebSocket`.
+    /// Closes a socket returned by `openSilentWebSocket` or `openUntil`.
     static func closeSocket(_ socket: Int32) {
         close(socket)
     }
