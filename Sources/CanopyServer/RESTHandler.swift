@@ -268,7 +268,8 @@ public final class RESTHandler: Sendable {
         let ifMatch = request.headers["if-match"]
         let hash = ifMatch.map { $0 == "null_etag" ? "" : $0 }
         let (response, data) = await namespace.putReadingBack(
-            session: writer, path: path, data: body, hash: hash, auth: parameters.auth)
+            session: writer, path: path, data: body, hash: hash, auth: parameters.auth,
+            writeLimit: configuration.maximumWriteBytes)
         if response.status == .dataStale {
             return RESTResponse.json(render(data, parameters), status: 412).with("ETag", Self.etag(of: data))
         }
@@ -289,7 +290,8 @@ public final class RESTHandler: Sendable {
         let body = try writeBody(of: request, parameters)
         let id = pushIDs.withLock { $0.next() }
         let (response, _) = await namespace.putReadingBack(
-            session: writer, path: path.child(ChildKey(id)), data: body, hash: nil, auth: parameters.auth)
+            session: writer, path: path.child(ChildKey(id)), data: body, hash: nil, auth: parameters.auth,
+            writeLimit: configuration.maximumWriteBytes)
         guard response.status.isOK else { throw Self.error(from: response) }
         return Self.success(.object([JSONMember("name", .string(id))]), parameters, headers: [:], isRead: false)
     }
@@ -305,7 +307,8 @@ public final class RESTHandler: Sendable {
             throw .badRequest("A PATCH body must be a JSON object whose keys are paths")
         }
         let (response, data) = await namespace.mergeReadingBack(
-            session: writer, path: path, children: body, auth: parameters.auth)
+            session: writer, path: path, children: body, auth: parameters.auth,
+            writeLimit: configuration.maximumWriteBytes)
         guard response.status.isOK else { throw Self.error(from: response) }
         let applied = members.map { JSONMember($0.key, render(data.child(at: Path($0.key)), parameters)) }
         return Self.success(.object(applied), parameters, headers: [:], isRead: false)
@@ -383,7 +386,7 @@ public final class RESTHandler: Sendable {
     /// The REST error for a namespace's non-`ok` answer.
     static func error(from response: ServerResponse) -> RESTError {
         switch response.status {
-        case .invalidData: return .badRequest(response.reason ?? "Invalid data")
+        case .invalidData, .writeTooBig: return .badRequest(response.reason ?? "Invalid data")
         case .permissionDenied: return .permissionDenied
         default: return RESTError(status: 500, message: response.reason ?? response.status.rawValue)
         }

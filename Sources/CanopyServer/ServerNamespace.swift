@@ -185,14 +185,15 @@ public actor ServerNamespace {
     /// A `p` request: overwrites `path` with `data` (export form, server values resolved
     /// now). With `hash`, a compare-and-set: when the simple hash of the current data at
     /// `path` differs (`""` meaning empty), nothing is written and the answer is
-    /// `datastale`.
+    /// `datastale`. Data serialized larger than `writeLimit` bytes is refused (`write_too_big`).
     public func put(
-        session: ServerSessionID, path: Path, data: JSONValue, hash: String?, auth: ConnectionAuth
+        session: ServerSessionID, path: Path, data: JSONValue, hash: String?, auth: ConnectionAuth,
+        writeLimit: Int = TreeValidation.maxWriteBytes
     ) -> ServerResponse {
         guard !Self.isInfo(path) else { return Self.permissionDenied }
         let node: Node
         do {
-            try TreeValidation.validateWriteSize(byteCount: data.serializedBytes().count)
+            try TreeValidation.validateWriteSize(byteCount: data.serializedBytes().count, limit: writeLimit)
             node = try TreeValidation.validatedNode(data, forWriteAt: path)
         } catch {
             return Self.refusal(error)
@@ -217,14 +218,16 @@ public actor ServerNamespace {
     }
 
     /// An `m` request: for each member of `children` (an object whose keys are relative
-    /// paths), overwrites `path/key` with its value — all as one atomic write.
+    /// paths), overwrites `path/key` with its value — all as one atomic write. Children
+    /// serialized larger than `writeLimit` bytes are refused (`write_too_big`).
     public func merge(
-        session: ServerSessionID, path: Path, children: JSONValue, auth: ConnectionAuth
+        session: ServerSessionID, path: Path, children: JSONValue, auth: ConnectionAuth,
+        writeLimit: Int = TreeValidation.maxWriteBytes
     ) -> ServerResponse {
         guard !Self.isInfo(path) else { return Self.permissionDenied }
         let writes: [(Path, Node)]
         do {
-            try TreeValidation.validateWriteSize(byteCount: children.serializedBytes().count)
+            try TreeValidation.validateWriteSize(byteCount: children.serializedBytes().count, limit: writeLimit)
             writes = try Self.validatedMerge(children, at: path)
         } catch {
             return Self.refusal(error)

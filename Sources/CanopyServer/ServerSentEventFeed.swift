@@ -14,7 +14,7 @@ struct ServerSentEventFeed: Sendable {
     /// What the stream's pump reacts to.
     private enum Input: Sendable {
         /// The namespace sent a push for the stream's listen.
-        case push(DataPush)
+        case push(ServerPush)
         /// A keep-alive period passed.
         case tick
     }
@@ -76,8 +76,10 @@ struct ServerSentEventFeed: Sendable {
             }
             switch item {
             case .push(let push):
-                output.yield(event(for: push))
+                guard let event = event(for: push) else { continue }
+                output.yield(event)
                 quiet = false
+                if event == .cancel || event == .authRevoked { return }
             case .tick:
                 if quiet { output.yield(.keepAlive) }
                 quiet = true
@@ -95,16 +97,23 @@ struct ServerSentEventFeed: Sendable {
         return policy.allowsRead(read) ? nil : .cancel
     }
 
-    /// The event for a push: its path relative to the stream's location, its data in the
-    /// requested form.
-    private func event(for push: DataPush) -> ServerSentEvent {
-        let relative = push.path.relative(to: path) ?? .root
-        switch push.kind {
-        case .overwrite:
-            return .put(path: relative, data: form(push.data))
-        case .merge:
-            guard case .object(let members) = push.data else { return .patch(path: relative, data: push.data) }
+    /// The event for a push: data and merges with their path relative to the stream's
+    /// location and their data in the requested form; `cancel` for a revoked listen,
+    /// `auth_revoked` for revoked authentication; `nil` for pushes streams do not show.
+    private func event(for push: ServerPush) -> ServerSentEvent? {
+        switch push {
+        case .data(let at, let data, _):
+            return .put(path: at.relative(to: path) ?? .root, data: form(data))
+        case .merge(let at, let data, _):
+            let relative = at.relative(to: path) ?? .root
+            guard case .object(let members) = data else { return .patch(path: relative, data: data) }
             return .patch(path: relative, data: .object(members.map { JSONMember($0.key, form($0.value)) }))
+        case .listenRevoked:
+            return .cancel
+        case .authRevoked:
+            return .authRevoked
+        case .rangeMerge, .appCheckRevoked, .securityDebug, .unknown:
+            return nil
         }
     }
 

@@ -182,6 +182,17 @@ struct RESTWriteTests {
         }
     }
 
+    @Test func restWritesMayExceedTheWebsocketWriteLimit() async throws {
+        let fixture = try RESTFixture()
+        let half = String(repeating: "z", count: 8_500_000)
+        let body = #"{"a": ""# + half + #"", "b": ""# + half + #""}"#
+        #expect(body.utf8.count > TreeValidation.maxWriteBytes)
+        #expect(try await fixture.send("PUT", "/big.json?print=silent", body: body).status == 204)
+        #expect(try await fixture.send("PATCH", "/big.json?print=silent", body: body).status == 204)
+        let stored = try await fixture.server.namespace(named: "test").value(at: "/big/a")
+        #expect(stored.leafValue == .string(half))
+    }
+
     @Test func theDefaultRequestLimitIs256MB() {
         #expect(RESTHandler.Configuration().maximumWriteBytes == 256 * 1024 * 1024)
     }
