@@ -9,7 +9,7 @@ import CanopyWire
 #endif
 
 /// A server: the namespaces it holds, by name, and the connections it serves from any
-/// number of ``ServerListener``s (loopback, websockets, …).
+/// number of `ServerListener`s (loopback, websockets, …).
 ///
 /// Any namespace name is accepted; the first connection (or call) that names one opens it on
 /// a store made by the store factory. A connection's namespace is its `ns` parameter, else
@@ -26,6 +26,9 @@ public actor CanopyServer {
         public var policy: any AccessPolicy
         /// The server time in milliseconds since the Unix epoch.
         public var clock: @Sendable () -> Int64
+        /// Receives diagnostic lines (connections opening and ending, refusals, failures);
+        /// `nil` for none.
+        public var log: (@Sendable (String) -> Void)?
 
         /// Creates a configuration; by default an open policy, the system clock, and the
         /// wire defaults (16384-character frames, 120 s idle timeout).
@@ -33,12 +36,14 @@ public actor CanopyServer {
             defaultNamespace: String = "default",
             connection: ServerConnectionStateMachine.Configuration = .init(),
             policy: any AccessPolicy = OpenAccessPolicy(),
-            clock: @escaping @Sendable () -> Int64 = CanopyServer.systemClock
+            clock: @escaping @Sendable () -> Int64 = CanopyServer.systemClock,
+            log: (@Sendable (String) -> Void)? = nil
         ) {
             self.defaultNamespace = defaultNamespace
             self.connection = connection
             self.policy = policy
             self.clock = clock
+            self.log = log
         }
     }
 
@@ -132,7 +137,7 @@ public actor CanopyServer {
         }
         let handler = ServerConnectionHandler(
             connection: connection, namespace: namespace, configuration: configuration.connection,
-            clock: configuration.clock)
+            clock: configuration.clock, log: configuration.log)
         handlers[handler.session] = handler
         await handler.run()
         handlers[handler.session] = nil
@@ -164,6 +169,7 @@ public actor CanopyServer {
 
     /// Sends a shutdown message (a permanent refusal) and closes the connection.
     private func refuse(_ connection: any ServerConnection, _ reason: String) async {
+        configuration.log?("refused a connection from \(connection.request.remoteAddress ?? "unknown"): \(reason)")
         for frame in FrameSplitter().frames(for: .control(.shutdown(reason: reason))) { await connection.send(frame) }
         await connection.close()
     }

@@ -1,8 +1,8 @@
 import CanopyTree
 import CanopyWire
 
-/// Serves one client connection: drives a ``ServerConnectionStateMachine`` from a transport's
-/// ``ServerConnection`` and hands the connection's requests to its ``ServerNamespace``.
+/// Serves one client connection: drives a `ServerConnectionStateMachine` from a transport's
+/// `ServerConnection` and hands the connection's requests to its ``ServerNamespace``.
 ///
 /// Transport-agnostic: it sees only text frames, pongs and the close event. Behaviour:
 /// - sends the hello (`ts`, `v` `"5"`, `h` = the request's `Host`, `s` = the session id) at
@@ -34,6 +34,7 @@ public actor ServerConnectionHandler {
     private let connection: any ServerConnection
     private let namespace: ServerNamespace
     private let clock: @Sendable () -> Int64
+    private let log: (@Sendable (String) -> Void)?
     private var machine: ServerConnectionStateMachine
     private var auth = ConnectionAuth.unauthenticated
     private var timers: [ServerConnectionTimer: Task<Void, Never>] = [:]
@@ -49,15 +50,18 @@ public actor ServerConnectionHandler {
     ///   - session: The session id to announce in the hello.
     ///   - configuration: Frame limits, probe interval and idle timeout.
     ///   - clock: The server time in milliseconds since the Unix epoch (the hello's `ts`).
+    ///   - log: Receives one line per notable event: the connection opening and ending (with
+    ///     the reason), frames that closed it, requests that failed inside the server.
     public init(
         connection: any ServerConnection, namespace: ServerNamespace, session: ServerSessionID = .random(),
         configuration: ServerConnectionStateMachine.Configuration = .init(),
-        clock: @escaping @Sendable () -> Int64
+        clock: @escaping @Sendable () -> Int64, log: (@Sendable (String) -> Void)? = nil
     ) {
         self.connection = connection
         self.namespace = namespace
         self.session = session
         self.clock = clock
+        self.log = log
         self.machine = ServerConnectionStateMachine(configuration: configuration)
         (outboundStream, outbound) = AsyncStream.makeStream(of: Outbound.self)
     }
@@ -77,7 +81,10 @@ public actor ServerConnectionHandler {
                 }
             }
         }
-        let hello = Handshake(timestamp: clock(), host: connection.request.host, sessionID: session.value)
+        let request = connection.request
+        log?(
+            "session \(session): connected to namespace \(namespace.name) from \(request.remoteAddress ?? "unknown")")
+        let hello = Handshake(timestamp: clock(), host: request.host, sessionID: session.value)
         await perform(machine.connectionOpened(hello: hello, at: .now))
         let splitter = FrameSplitter(
             maxFrameSize: machine.configuration.maxFrameSize, maxFrameCount: machine.configuration.maxFrameCount)
@@ -117,10 +124,14 @@ public actor ServerConnectionHandler {
                 outbound.yield(.frames(frames))
             case .deliverRequest(let number, let request):
                 let response = await answer(request)
+                if response.status == .failure {
+                    log?("session \(session): request \(number) (\(request.action)) failed: \(response.reason ?? "")")
+                }
                 await perform(machine.send(.response(number: number, response), at: .now))
             case .rejectRequest(let number, let response):
                 await perform(machine.send(.response(number: number, response), at: .now))
             case .ignoredMessage(let error):
+                log?("session \(session): closing after an unreadable frame: \(error)")
                 await perform(machine.send(.control(.error(message: "Closing the connection: \(error)")), at: .now))
                 await perform(machine.close(at: .now))
             case .sendTransportPing:
@@ -133,7 +144,8 @@ public actor ServerConnectionHandler {
                 }
             case .closeTransport:
                 closeRequested = true
-            case .connectionEnded:
+            case .connectionEnded(let reason):
+                log?("session \(session): ended (\(reason))")
                 ended = true
                 for task in timers.values { task.cancel() }
                 timers = [:]

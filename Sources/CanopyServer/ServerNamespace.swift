@@ -11,7 +11,7 @@ import CanopyWire
 /// own, before the writer's response (protocol.md §3.6). Fan-out visits connections in the
 /// order they opened and their listens in the order they were registered.
 ///
-/// The tree is mirrored in memory and written through to the ``TreeStore``; a write is
+/// The tree is mirrored in memory and written through to the `TreeStore`; a write is
 /// committed to the store before anything is pushed or acknowledged.
 public actor ServerNamespace {
     /// The namespace's name (the `ns` of the connections that use it).

@@ -1,6 +1,8 @@
 import CanopyServer
+import CanopyStorage
 import CanopyTree
 import CanopyWire
+import Synchronization
 import Testing
 
 @Suite("Server lifecycle and refusals")
@@ -45,5 +47,28 @@ struct ServerLifecycleTests {
         let late = await ScriptedClient(network: fixture.network)
         _ = try await late.receiveClose()
         await fixture.stop()
+    }
+
+    @Test func theLogHearsAboutConnectionsAndRefusals() async throws {
+        let lines = Mutex<[String]>([])
+        let network = LoopbackNetwork()
+        let listener = try network.listen(on: "server")
+        let configuration = CanopyServer.Configuration(log: { line in lines.withLock { $0.append(line) } })
+        let server = CanopyServer(configuration: configuration) { _ in MemoryTreeStore() }
+        let serving = Task { await server.serve(listener) }
+        let refused = await ScriptedClient(network: network, namespace: "a.b")
+        _ = try await refused.receiveClose()
+        let client = await ScriptedClient(network: network, namespace: "logged")
+        _ = try await client.receiveHello()
+        await client.send("not json")
+        _ = try await client.receiveClose()
+        await server.shutdown()
+        let logged = lines.withLock { $0 }
+        #expect(logged.contains { $0.contains("Invalid namespace name \"a.b\"") })
+        #expect(logged.contains { $0.contains("connected to namespace logged") })
+        #expect(logged.contains { $0.contains("unreadable frame") })
+        #expect(logged.contains { $0.contains("ended") })
+        await listener.close()
+        serving.cancel()
     }
 }
