@@ -146,8 +146,11 @@ func time<Result>(_ body: () throws -> Result) rethrows -> Double {
     return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
 }
 
-func format(_ value: Double) -> String {
-    String(format: "%8.1f", value)
+/// One result line: throughput of both sides for `megabytes` of JSON and their ratio.
+func row(_ label: String, megabytes: Double, ours: Double, foundation: Double) -> String {
+    let padded = label.padding(toLength: 22, withPad: " ", startingAt: 0)
+    return padded
+        + String(format: "%8.1f     %8.1f   %5.1f×", megabytes / ours, megabytes / foundation, foundation / ours)
 }
 
 let repetitions = 7
@@ -182,12 +185,52 @@ for _ in 0..<repetitions {
 
 let parseRatio = foundationParse / ourParse
 let serializeRatio = foundationSerialize / ourSerialize
-print("                       CanopyTree   Foundation   ratio")
+print(String(repeating: " ", count: 22) + "  Canopy   Foundation   ratio")
+print(row("parse      (MB/s)", megabytes: megabytes, ours: ourParse, foundation: foundationParse))
+print(row("serialize  (MB/s)", megabytes: megabytes, ours: ourSerialize, foundation: foundationSerialize))
+// Informational: many small documents, the shape of protocol frames (no target).
+var frames: [[UInt8]] = []
+for index in 0..<20_000 {
+    let frame = JSONValue.object([
+        JSONMember("t", .string("d")),
+        JSONMember(
+            "d",
+            .object([
+                JSONMember("r", .int(Int64(index))),
+                JSONMember("a", .string("p")),
+                JSONMember(
+                    "b",
+                    .object([
+                        JSONMember("p", .string("/users/user\(index % 500)/posts/\(index)")),
+                        JSONMember("d", generator.post(id: index)),
+                        JSONMember("h", .string("m/gA365Q5OBo06Bg8wdybAAiMSQ=")),
+                    ])),
+            ])),
+    ])
+    frames.append(frame.serializedBytes())
+}
+let frameValues = try frames.map { try JSONParser.parse($0) }
+let frameData = frames.map { Data($0) }
+let frameObjects = try frameData.map { try JSONSerialization.jsonObject(with: $0) }
+let frameMegabytes = Double(frames.reduce(0) { $0 + $1.count }) / 1_000_000
+var ourFrameParse = Double.infinity
+var foundationFrameParse = Double.infinity
+var ourFrameSerialize = Double.infinity
+var foundationFrameSerialize = Double.infinity
+for _ in 0..<repetitions {
+    ourFrameParse = min(ourFrameParse, try time { try frames.map { try JSONParser.parse($0) } })
+    foundationFrameParse = min(
+        foundationFrameParse, try time { try frameData.map { try JSONSerialization.jsonObject(with: $0) } })
+    ourFrameSerialize = min(ourFrameSerialize, time { frameValues.map { $0.serializedBytes() } })
+    foundationFrameSerialize = min(
+        foundationFrameSerialize, try time { try frameObjects.map { try JSONSerialization.data(withJSONObject: $0) } })
+}
+let frameSize = frames.reduce(0) { $0 + $1.count } / frames.count
+print("\(frames.count) frames of ~\(frameSize) bytes (informational):")
+print(row("frame parse     (MB/s)", megabytes: frameMegabytes, ours: ourFrameParse, foundation: foundationFrameParse))
 print(
-    "parse      (MB/s)      \(format(megabytes / ourParse))     \(format(megabytes / foundationParse))   \(String(format: "%5.1f", parseRatio))×"
-)
-print(
-    "serialize  (MB/s)      \(format(megabytes / ourSerialize))     \(format(megabytes / foundationSerialize))   \(String(format: "%5.1f", serializeRatio))×"
-)
+    row(
+        "frame serialize (MB/s)", megabytes: frameMegabytes, ours: ourFrameSerialize,
+        foundation: foundationFrameSerialize))
 print("target parse ≥ 3× Foundation:      \(parseRatio >= 3 ? "MET" : "NOT MET")")
 print("target serialize ≥ 10× Foundation: \(serializeRatio >= 10 ? "MET" : "NOT MET")")

@@ -18,6 +18,10 @@ public struct JSONParser: ~Copyable {
     public static let maximumDepth = 1000
 
     /// Parses one JSON document from UTF-8 bytes.
+    ///
+    /// Error offsets count from the first byte of `bytes` (also for slices). Contiguous
+    /// collections (`[UInt8]`, `ArraySlice`, `Data`, a native string's `utf8`) are read in
+    /// place; others are copied first.
     public static func parse(_ bytes: some Collection<UInt8>) throws(JSONError) -> JSONValue {
         let contiguous = bytes.withContiguousStorageIfAvailable { buffer in
             Result { () throws(JSONError) -> JSONValue in try parse(buffer: buffer) }

@@ -150,6 +150,9 @@ import Testing
         #expect(try JSONParser.parse("[1]".utf8.dropFirst(0)) == .array([.int(1)]))
         // A non-contiguous collection goes through a copy.
         #expect(try JSONParser.parse(Set([UInt8(ascii: "7")])) == .int(7))
+        // Offsets count from the start of a slice.
+        let slice = Array("xx[1,]".utf8)[2...]
+        #expect(throws: JSONError(.unexpectedCharacter(UInt8(ascii: "]")), offset: 3)) { try JSONParser.parse(slice) }
         let bridged = "{\"é\": \"ü\"}"
         #expect(try JSONParser.parse(bridged)["é"] == .string("ü"))
     }
