@@ -90,6 +90,22 @@ enum DurableFile {
         }
     }
 
+    /// Opens (creating if needed) the file at `path` and takes an exclusive `flock` on it
+    /// without waiting; returns the descriptor that holds the lock until it is closed.
+    static func lockExclusively(_ path: String) throws(StorageError) -> Int32 {
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw failure("cannot open \(path)") }
+        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+            let error =
+                errno == EWOULDBLOCK
+                ? StorageError(kind: .io, code: errno, message: "\(path) is held by another open store")
+                : failure("cannot lock \(path)")
+            _ = close(fd)
+            throw error
+        }
+        return fd
+    }
+
     /// Closes a file descriptor, ignoring errors (nothing is left to flush after an fsync).
     static func closeFile(_ fd: Int32) {
         _ = close(fd)

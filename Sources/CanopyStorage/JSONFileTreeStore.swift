@@ -25,7 +25,10 @@ import Synchronization
 ///
 /// If an append, fsync or compaction fails, the store refuses further writes (throwing the
 /// original error) until it is reopened: after a failed fsync the file's state is unknown.
-/// Reads keep working. One process at a time may open a directory.
+/// Reads keep working. One store at a time may have a directory open: the store holds an
+/// exclusive `flock` on the file `lock` in it (released when it closes or its process dies),
+/// and opening a directory that is in use throws ``StorageError/Kind-swift.enum/io`` with
+/// code `EWOULDBLOCK`.
 ///
 /// Keys beginning with `.` cannot be represented in export form, so writes containing them
 /// (other than a final `.priority` path key) throw. Integral doubles read back as integers
@@ -34,6 +37,8 @@ public final class JSONFileTreeStore: TreeStore {
     private struct State {
         var root: Node
         var journal: Int32
+        /// The descriptor holding the directory's exclusive lock.
+        var lock: Int32
         var journalLength: Int
         var journalWrites: Int
         var treeFileLength: Int
@@ -58,9 +63,28 @@ public final class JSONFileTreeStore: TreeStore {
     public init(directory: String, compactionThreshold: Int = 1 << 20) throws(StorageError) {
         self.directory = directory
         self.compactionThreshold = compactionThreshold
+        try DurableFile.createDirectory(directory)
+        let lock = try DurableFile.lockExclusively(directory + "/lock")
+        let recovered: State
+        do throws(StorageError) {
+            recovered = try JSONFileTreeStore.recover(directory: directory, lock: lock)
+        } catch {
+            DurableFile.closeFile(lock)
+            throw error
+        }
+        state = Mutex(recovered)
+        if recovered.journalLength > max(compactionThreshold, recovered.treeFileLength) {
+            // Optional: the data is readable either way. A failure stops writes (it is
+            // rethrown by the next write), not the opening.
+            try? compact()
+        }
+    }
+
+    /// Reads `tree.json`, replays the journal (cutting off a torn last line) and opens the
+    /// journal for appending, starting a new one when there is none or it is stale.
+    private static func recover(directory: String, lock: Int32) throws(StorageError) -> State {
         let treePath = directory + "/tree.json"
         let journalPath = directory + "/journal.log"
-        try DurableFile.createDirectory(directory)
         try DurableFile.remove(treePath + ".tmp")
         try DurableFile.remove(journalPath + ".tmp")
 
@@ -83,7 +107,7 @@ public final class JSONFileTreeStore: TreeStore {
                 journalWrites = contents.writes.count
                 journalLength = contents.validLength
                 if contents.validLength < journalBytes.count {
-                    try JSONFileTreeStore.truncate(journalPath, to: contents.validLength)
+                    try truncate(journalPath, to: contents.validLength)
                 }
             }
         }
@@ -95,20 +119,17 @@ public final class JSONFileTreeStore: TreeStore {
         }
         let journal = open(journalPath, O_WRONLY | O_APPEND | O_CLOEXEC)
         guard journal >= 0 else { throw DurableFile.failure("cannot open \(journalPath)") }
-        state = Mutex(
-            State(
-                root: root, journal: journal, journalLength: journalLength,
-                journalWrites: journalWrites, treeFileLength: treeBytes?.count ?? 0))
-        if journalLength > max(compactionThreshold, treeBytes?.count ?? 0) {
-            // Optional: the data is readable either way. A failure stops writes (it is
-            // rethrown by the next write), not the opening.
-            try? compact()
-        }
+        return State(
+            root: root, journal: journal, lock: lock, journalLength: journalLength,
+            journalWrites: journalWrites, treeFileLength: treeBytes?.count ?? 0)
     }
 
     deinit {
         state.withLock { state in
-            if state.journal >= 0 { DurableFile.closeFile(state.journal) }
+            if state.journal >= 0 {
+                DurableFile.closeFile(state.journal)
+                DurableFile.closeFile(state.lock)
+            }
         }
     }
 
@@ -150,6 +171,7 @@ public final class JSONFileTreeStore: TreeStore {
             guard state.journal >= 0 else { return }
             if state.failure == nil && state.journalWrites > 0 { try? compact(&state) }
             DurableFile.closeFile(state.journal)
+            DurableFile.closeFile(state.lock)
             state.journal = -1
             state.root = .empty
             state.stats = nil

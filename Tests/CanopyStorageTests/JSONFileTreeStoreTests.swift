@@ -32,32 +32,39 @@ import Testing
         #expect(journal.split(separator: "\n").count == 1, "a compacted journal holds only its header")
     }
 
+    // A store released without close() leaves its journal as a crash would (no compaction).
+
     @Test func aTornLastJournalLineIsIgnoredAndCutOff() throws {
-        var (store, directory) = try makeStore()
+        let directory = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        try store.overwrite(at: "a", with: leaf(1))
-        try store.overwrite(at: "b", with: leaf(2))
-        // Simulate a crash: no close (no compaction), then half a line at the end.
-        store = try JSONFileTreeStore(directory: directory.appendingPathComponent("unused").path)
-        let journal = directory.appendingPathComponent("journal.log")
-        try append("{\"p\":[\"c\"],\"o\":", to: journal)
-        let reopened = try JSONFileTreeStore(directory: directory.path)
-        #expect(try reopened.read(at: .root) == tree([("a", leaf(1)), ("b", leaf(2))]))
-        try reopened.overwrite(at: "d", with: leaf(4))
+        do {
+            let store = try JSONFileTreeStore(directory: directory.path)
+            try store.overwrite(at: "a", with: leaf(1))
+            try store.overwrite(at: "b", with: leaf(2))
+        }
+        try append("{\"p\":[\"c\"],\"o\":", to: directory.appendingPathComponent("journal.log"))
+        do {
+            let reopened = try JSONFileTreeStore(directory: directory.path)
+            #expect(try reopened.read(at: .root) == tree([("a", leaf(1)), ("b", leaf(2))]))
+            try reopened.overwrite(at: "d", with: leaf(4))
+        }
         let again = try JSONFileTreeStore(directory: directory.path)
         #expect(try again.read(at: .root) == tree([("a", leaf(1)), ("b", leaf(2)), ("d", leaf(4))]))
-        _ = store
     }
 
     @Test func aJournalAlreadyInTheTreeFileIsNotReplayedTwice() throws {
-        let (store, directory) = try makeStore()
+        let directory = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        // Replaying these two writes on their own result would add a priority.
-        try store.overwrite(at: "a/.priority", with: leaf(5))
-        try store.overwrite(at: "a/x", with: leaf(1))
         let journal = directory.appendingPathComponent("journal.log")
-        let oldJournal = try Data(contentsOf: journal)
-        try store.compact()
+        let oldJournal: Data
+        do {
+            let store = try JSONFileTreeStore(directory: directory.path)
+            // Replaying these two writes on their own result would add a priority.
+            try store.overwrite(at: "a/.priority", with: leaf(5))
+            try store.overwrite(at: "a/x", with: leaf(1))
+            oldJournal = try Data(contentsOf: journal)
+            try store.compact()
+        }
         // A crash after tree.json was replaced but before the journal was: the old journal.
         try oldJournal.write(to: journal)
         let reopened = try JSONFileTreeStore(directory: directory.path)
@@ -65,17 +72,35 @@ import Testing
     }
 
     @Test func aMalformedLineBeforeGoodOnesIsCorruption() throws {
-        let (store, directory) = try makeStore()
+        let directory = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        try store.overwrite(at: "a", with: leaf(1))
-        let journal = directory.appendingPathComponent("journal.log")
-        try append("not json\n{\"p\":[\"b\"],\"o\":2}\n", to: journal)
+        do {
+            let store = try JSONFileTreeStore(directory: directory.path)
+            try store.overwrite(at: "a", with: leaf(1))
+        }
+        try append("not json\n{\"p\":[\"b\"],\"o\":2}\n", to: directory.appendingPathComponent("journal.log"))
         do {
             _ = try JSONFileTreeStore(directory: directory.path)
             Issue.record("a corrupt journal opened")
         } catch {
             #expect(error.kind == .corrupt)
         }
+    }
+
+    @Test func oneStoreAtATimeOpensADirectory() throws {
+        let (store, directory) = try makeStore()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        do {
+            _ = try JSONFileTreeStore(directory: directory.path)
+            Issue.record("a second store opened a directory in use")
+        } catch {
+            #expect(error.kind == .io)
+            #expect(error.code == EWOULDBLOCK)
+        }
+        try store.overwrite(at: "a", with: leaf(1))
+        store.close()
+        let reopened = try JSONFileTreeStore(directory: directory.path)
+        #expect(try reopened.read(at: "a") == leaf(1))
     }
 
     @Test func theJournalCompactsPastItsThreshold() throws {
@@ -93,6 +118,7 @@ import Testing
         #expect(journalSize > 0 && journalSize <= 1024)
         let treeText = try String(contentsOf: directory.appendingPathComponent("tree.json"), encoding: .utf8)
         #expect(treeText.contains("\"items\""))
+        store.close()
         let reopened = try JSONFileTreeStore(directory: directory.path)
         #expect(try reopened.read(at: .root) == expected)
     }
