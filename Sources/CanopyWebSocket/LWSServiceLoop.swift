@@ -162,10 +162,12 @@ final class LWSServiceLoop: @unchecked Sendable {
         }
         lock.withLock { context = created }
         started.resume(returning: .success(()))
+        // Jobs queued or a stop requested before the context existed did not wake the loop,
+        // so both are checked before every service call.
         while true {
-            let status = lws_service(created, 0)
             runJobs()
-            if status < 0 || lock.withLock({ stopRequested }) { break }
+            if lock.withLock({ stopRequested }) { break }
+            if lws_service(created, 0) < 0 { break }
         }
         shutDownHandler()
         lock.withLock {

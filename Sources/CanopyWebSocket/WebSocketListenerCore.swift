@@ -130,7 +130,7 @@ final class WebSocketListenerCore: LWSCallbackHandler, @unchecked Sendable {
             exchange.appendBody(input, length)
             return 0
         case LWS_CALLBACK_HTTP_BODY_COMPLETION:
-            exchanges[wsi]?.dispatch(to: httpHandler)
+            if let exchange = exchanges[wsi] { dispatch(exchange, wsi) }
             return 0
         case LWS_CALLBACK_HTTP_WRITEABLE:
             return exchanges[wsi]?.writable() ?? 0
@@ -171,13 +171,20 @@ final class WebSocketListenerCore: LWSCallbackHandler, @unchecked Sendable {
             wsi: wsi, loop: loop, path: path.isEmpty ? "/" : path, customHeaders: configuration.customHeaders,
             maximumBodyBytes: configuration.maximumRequestBodyBytes)
         exchanges[wsi] = exchange
-        lws_set_timeout(wsi, NO_PENDING_TIMEOUT, 0)
         if exchange.hasChunkedBody {
             exchange.reject(status: 411, message: "chunked request bodies are not accepted; send Content-Length")
         } else if !exchange.expectsBody {
-            exchange.dispatch(to: httpHandler)
+            dispatch(exchange, wsi)
         }
         return 0
+    }
+
+    /// Hands a complete request to the handler. libwebsockets' own timeouts stop here: the
+    /// handler may take its time and a stream may stay open indefinitely (a client that went
+    /// away is noticed at the next write).
+    private func dispatch(_ exchange: HTTPExchange, _ wsi: OpaquePointer) {
+        lws_set_timeout(wsi, NO_PENDING_TIMEOUT, 0)
+        exchange.dispatch(to: httpHandler)
     }
 
     func serviceWillStop() {

@@ -90,6 +90,21 @@ enum RawHTTPClient {
         }
     }
 
+    /// A masked client-to-server websocket frame (RFC 6455 §5.2) with a payload under 126 bytes.
+    static func clientFrame(final: Bool, opcode: UInt8, payload: String) -> [UInt8] {
+        let bytes = Array(payload.utf8)
+        precondition(bytes.count < 126, "test frames are short")
+        let mask: [UInt8] = [0x12, 0x34, 0x56, 0x78]
+        var frame: [UInt8] = [(final ? 0x80 : 0) | opcode, 0x80 | UInt8(bytes.count)] + mask
+        for (index, byte) in bytes.enumerated() { frame.append(byte ^ mask[index % 4]) }
+        return frame
+    }
+
+    /// Writes raw bytes to an open socket.
+    static func write(_ socket: Int32, _ bytes: [UInt8]) async throws {
+        try await onThread { try sendAll(socket, bytes) }
+    }
+
     /// Closes a socket returned by `openSilentWebSocket` or `openUntil`.
     static func closeSocket(_ socket: Int32) {
         close(socket)

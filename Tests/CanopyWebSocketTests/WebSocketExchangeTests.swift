@@ -212,6 +212,23 @@ struct LoopbackServer {
         #expect(try await serverEvents.next("close") == .closed(.closedByPeer))
     }
 
+    @Test func fragmentedMessagesAreReassembled() async throws {
+        let server = try await LoopbackServer.start()
+        defer { Task { await server.listener.stop() } }
+        let socket = try await RawHTTPClient.openSilentWebSocket(port: server.listener.port)
+        defer { RawHTTPClient.closeSocket(socket) }
+        let connection = try await server.connections.next("raw connection")
+        let events = Inbox(connection.events)
+        let frames =
+            RawHTTPClient.clientFrame(final: false, opcode: 0x1, payload: "{\"t\":\"d\",")
+            + RawHTTPClient.clientFrame(final: false, opcode: 0x0, payload: "\"d\":")
+            + RawHTTPClient.clientFrame(final: true, opcode: 0x0, payload: "{}}")
+            + RawHTTPClient.clientFrame(final: true, opcode: 0x1, payload: "next")
+        try await RawHTTPClient.write(socket, frames)
+        #expect(try await events.next("reassembled message") == .frame(#"{"t":"d","d":{}}"#))
+        #expect(try await events.next("following message") == .frame("next"))
+    }
+
     @Test func keepaliveDropsAPeerThatStopsAnswering() async throws {
         let listener = try await WebSocketListener.start(
             configuration: .init(keepalive: WebSocketKeepalive(pingInterval: 1, hangupInterval: 2), logger: .silent))
