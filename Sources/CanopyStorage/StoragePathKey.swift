@@ -53,6 +53,7 @@ enum StoragePathKey {
 
     /// The encoded keys of the ancestors of `path` from the root down, excluding `path`.
     static func ancestors(of path: Path) -> [[UInt8]] {
+        guard !path.isRoot else { return [] }
         var result: [[UInt8]] = [[]]
         var bytes: [UInt8] = []
         for key in path.keys.dropLast() {
