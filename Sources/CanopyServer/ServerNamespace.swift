@@ -20,7 +20,10 @@ public actor ServerNamespace {
     private let policy: any AccessPolicy
     private let clock: @Sendable () -> Int64
     private var root: Node
+    /// Open connections in the order they opened (the fan-out order).
     private var sessions: [NamespaceSession] = []
+    /// The position of each open connection in ``sessions``.
+    private var sessionIndex: [ServerSessionID: Int] = [:]
 
     /// Opens a namespace over `store`, reading its current tree.
     ///
@@ -47,15 +50,21 @@ public actor ServerNamespace {
     /// Starts tracking a connection. `sink` must enqueue each push for sending, in call order,
     /// without waiting.
     public func open(session: ServerSessionID, sink: @escaping @Sendable (ServerPush) -> Void) {
-        sessions.removeAll { $0.id == session }
-        sessions.append(NamespaceSession(id: session, sink: sink))
+        if let index = sessionIndex[session] {
+            sessions[index] = NamespaceSession(id: session, sink: sink)
+        } else {
+            sessionIndex[session] = sessions.count
+            sessions.append(NamespaceSession(id: session, sink: sink))
+        }
     }
 
     /// Ends a connection: drops its listens, then runs its pending onDisconnect operations in
     /// order, resolving server values now, and fans their results out like normal writes.
     public func close(session: ServerSessionID) {
-        guard let index = sessions.firstIndex(where: { $0.id == session }) else { return }
+        guard let index = sessionIndex[session] else { return }
         var queue = sessions.remove(at: index).onDisconnect
+        sessionIndex[session] = nil
+        for later in sessions.indices.dropFirst(index) { sessionIndex[sessions[later].id] = later }
         for pending in queue.drain() {
             let now = clock()
             let resolved = resolve(pending.value, at: pending.path, now: now, against: root)
@@ -75,7 +84,7 @@ public actor ServerNamespace {
 
     /// Whether a connection is open here.
     public func isOpen(session: ServerSessionID) -> Bool {
-        sessions.contains { $0.id == session }
+        sessionIndex[session] != nil
     }
 
     /// The current data at `path` (for tools, REST and tests).
@@ -87,7 +96,7 @@ public actor ServerNamespace {
     /// `unauth`) and revokes those the policy no longer allows with a `c` push — naming a
     /// tagged query by a one-element array holding its query object as the client sent it.
     public func reauthorize(session: ServerSessionID, auth: ConnectionAuth) {
-        guard let index = sessions.firstIndex(where: { $0.id == session }) else { return }
+        guard let index = sessionIndex[session] else { return }
         let now = clock()
         var kept: [ServerListen] = []
         for listen in sessions[index].listens {
@@ -112,7 +121,7 @@ public actor ServerNamespace {
         session: ServerSessionID, path: Path, query: JSONValue?, tag: Int64?, auth: ConnectionAuth
     ) -> ServerResponse {
         guard !Self.isInfo(path) else { return Self.permissionDenied }
-        guard let index = sessions.firstIndex(where: { $0.id == session }) else {
+        guard let index = sessionIndex[session] else {
             return .failure(.failure, "The connection is closed")
         }
         do {
@@ -149,7 +158,7 @@ public actor ServerNamespace {
     /// An `n` request: removes the listen at `path` with `tag` (`nil` for the default
     /// listen). Always `ok`, even when no such listen exists.
     public func unlisten(session: ServerSessionID, path: Path, tag: Int64?) -> ServerResponse {
-        if let index = sessions.firstIndex(where: { $0.id == session }) {
+        if let index = sessionIndex[session] {
             sessions[index].listens.removeAll { $0.matches(path: path, tag: tag) }
         }
         return .ok
@@ -261,7 +270,7 @@ public actor ServerNamespace {
         session: ServerSessionID, path: Path, data: JSONValue, auth: ConnectionAuth
     ) -> ServerResponse {
         guard !Self.isInfo(path) else { return Self.permissionDenied }
-        guard let index = sessions.firstIndex(where: { $0.id == session }) else {
+        guard let index = sessionIndex[session] else {
             return .failure(.failure, "The connection is closed")
         }
         let node: Node
@@ -281,7 +290,7 @@ public actor ServerNamespace {
         session: ServerSessionID, path: Path, children: JSONValue, auth: ConnectionAuth
     ) -> ServerResponse {
         guard !Self.isInfo(path) else { return Self.permissionDenied }
-        guard let index = sessions.firstIndex(where: { $0.id == session }) else {
+        guard let index = sessionIndex[session] else {
             return .failure(.failure, "The connection is closed")
         }
         let writes: [(Path, Node)]
@@ -298,7 +307,7 @@ public actor ServerNamespace {
     /// An `oc` request: cancels every queued onDisconnect operation at or below `path`.
     public func onDisconnectCancel(session: ServerSessionID, path: Path) -> ServerResponse {
         guard !Self.isInfo(path) else { return Self.permissionDenied }
-        if let index = sessions.firstIndex(where: { $0.id == session }) {
+        if let index = sessionIndex[session] {
             sessions[index].onDisconnect.cancel(at: path)
         }
         return .ok

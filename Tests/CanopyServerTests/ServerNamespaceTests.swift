@@ -289,4 +289,24 @@ struct ServerNamespaceTests {
         _ = await ns.put(session: alice, path: "/m", data: .string("flat"), hash: nil, auth: auth)
         #expect(log.take() == ["d m null t2"])
     }
+
+    @Test func closingOneConnectionLeavesTheOthersServedInOrder() async throws {
+        let ns = try makeNamespace()
+        let logs = (0..<3).map { _ in PushLog() }
+        let ids = ["s0", "s1", "s2"].map(ServerSessionID.init)
+        for (id, log) in zip(ids, logs) {
+            await ns.open(session: id, sink: log.sink)
+            _ = await ns.listen(session: id, path: "/k", query: nil, tag: nil, auth: auth)
+            _ = log.take()
+        }
+        await ns.close(session: ids[1])
+        #expect(await ns.isOpen(session: ids[1]) == false)
+        #expect(await ns.isOpen(session: ids[2]))
+        _ = await ns.put(session: ids[2], path: "/k", data: .int(1), hash: nil, auth: auth)
+        #expect(logs.map { $0.take() } == [["d k 1"], [], ["d k 1"]])
+        // The last connection's own requests still reach its own state.
+        #expect(await ns.onDisconnectPut(session: ids[2], path: "/k", data: .null, auth: auth).status == .ok)
+        await ns.close(session: ids[2])
+        #expect(logs[0].take() == ["d k null"])
+    }
 }
