@@ -16,8 +16,8 @@ enum AppliedWrite: Sendable {
         }
     }
 
-    /// Whether the write changed anything at, above or below `path`.
-    func touches(_ path: Path) -> Bool {
+    /// Whether a write to `locations` changed anything at, above or below `path`.
+    static func touches(_ locations: [Path], _ path: Path) -> Bool {
         locations.contains { $0.contains(path) || path.contains($0) }
     }
 

@@ -381,10 +381,11 @@ public actor ServerNamespace {
     /// Queues the pushes a committed write causes on every connection, in connection order
     /// then listen order. `root` is already the new tree.
     private func fanOut(_ write: AppliedWrite, oldRoot: Node) {
+        let locations = write.locations
         for s in sessions.indices {
             for l in sessions[s].listens.indices {
                 let listen = sessions[s].listens[l]
-                guard write.touches(listen.path) else { continue }
+                guard AppliedWrite.touches(locations, listen.path) else { continue }
                 if let query = listen.query {
                     let window = query.filter(root.child(at: listen.path))
                     guard window != listen.lastResult else { continue }
