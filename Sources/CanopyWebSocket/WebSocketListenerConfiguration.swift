@@ -14,7 +14,8 @@ public struct WebSocketServerTLS: Sendable, Equatable {
 
 /// Settings of a ``WebSocketListener``.
 public struct WebSocketListenerConfiguration: Sendable {
-    /// The address to bind, such as `127.0.0.1`; nil or `0.0.0.0` binds every interface.
+    /// The IP address to bind, such as `127.0.0.1` (`localhost` means `127.0.0.1`); nil,
+    /// `0.0.0.0` or `::` binds every interface.
     public var host: String?
     /// The TCP port; 0 picks a free port (read it back from ``WebSocketListener/port``).
     public var port: Int

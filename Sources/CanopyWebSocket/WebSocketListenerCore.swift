@@ -36,7 +36,8 @@ final class WebSocketListenerCore: LWSCallbackHandler, @unchecked Sendable {
         try await loop.start(handler: self, resources: LWSContextResources()) { [self] user, resources in
             var info = lws_context_creation_info()
             info.port = Int32(clamping: configuration.port)
-            if let host = configuration.host, host != "0.0.0.0", host != "::" {
+            if var host = configuration.host, host != "0.0.0.0", host != "::" {
+                if host == "localhost" { host = "127.0.0.1" }
                 info.iface = resources.cString(host)
                 // An IPv4 address binds an IPv4 socket; libwebsockets would otherwise open a
                 // dual-stack IPv6 socket on every interface.

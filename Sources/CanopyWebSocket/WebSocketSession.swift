@@ -19,6 +19,8 @@ struct WebSocketSessionSink: Sendable {
 /// Swift code calls ``send(_:)``, ``sendPing()`` and ``close(code:reason:)`` from any thread:
 /// frames are queued under a lock and the service thread is woken to write them, one
 /// `lws_write` per writable callback. What arrives is reported to the ``WebSocketSessionSink``.
+/// Neither direction applies backpressure: queues grow while the peer or the Swift consumer
+/// is slower than the other side (bounded per message by `maximumMessageBytes`).
 /// Properties marked "service thread" are touched only by libwebsockets callbacks.
 final class WebSocketSession: @unchecked Sendable {
     private enum Outgoing {

@@ -261,6 +261,13 @@ struct LoopbackServer {
         }
     }
 
+    @Test func localhostListenerServesIPv4Loopback() async throws {
+        let listener = try await WebSocketListener.start(configuration: .init(host: "localhost", logger: .silent))
+        defer { Task { await listener.stop() } }
+        let response = try await RawHTTPClient.send(port: listener.port, method: "GET", target: "/.json")
+        #expect(response.status == 404)
+    }
+
     @Test func listenerReportsBindFailure() async throws {
         let server = try await LoopbackServer.start()
         defer { Task { await server.listener.stop() } }
