@@ -64,7 +64,7 @@ let package = Package(
         .testTarget(name: "CanopyStorageTests", dependencies: ["CanopyStorage", "canopy-storage-crasher"]),
         .testTarget(name: "CanopyWireTests", dependencies: ["CanopyWire"]),
         .testTarget(name: "CanopyWebSocketTests", dependencies: ["CanopyWebSocket", "CanopyServer", "CanopyStorage"]),
-        .testTarget(name: "CanopySyncTests", dependencies: ["CanopySync"]),
+        .testTarget(name: "CanopySyncTests", dependencies: ["CanopySync", "CanopyServer"]),
         .testTarget(name: "CanopyServerTests", dependencies: ["CanopyServer", "CanopySync", "CanopyWebSocket"]),
     ],
     swiftLanguageModes: [.v6]
