@@ -22,7 +22,7 @@ extension SyncEngine {
             complete { completion(.success(answer)) }
             return
         }
-        if let cached = serverTree.calcCompleteEventCache(at: query.path) {
+        if let cached = serverTree.calcCompleteEventCache(at: query.path, includingHidden: false) {
             let answer = query.params.loadsAllData ? cached : query.params.filter(cached)
             complete { completion(.success(answer)) }
             return

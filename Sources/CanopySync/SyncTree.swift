@@ -190,9 +190,10 @@ public final class SyncTree {
     /// The tag allocated to a filtering query, if its view exists.
     public func tag(for query: QuerySpec) -> Int? { queryKeyToTag[query.treeKey] }
 
-    /// The best local value at `path`: writes (hidden ones included) over the complete
-    /// server data known on the way, leaving out `excluding`.
-    public func calcCompleteEventCache(at path: Path, excluding: Set<Int> = []) -> Node? {
+    /// The best local value at `path`: writes (hidden ones included unless
+    /// `includingHidden` is `false`) over the complete server data known on the way, leaving
+    /// out `excluding`. With hidden writes included the result is never `nil`.
+    public func calcCompleteEventCache(at path: Path, excluding: Set<Int> = [], includingHidden: Bool = true) -> Node? {
         var serverCache: Node?
         var tree = syncPoints
         var depth = 0
@@ -205,7 +206,7 @@ public final class SyncTree {
             depth += 1
         }
         return writeTree.calcCompleteEventCache(
-            at: path, serverCache: serverCache, excluding: excluding, includingHidden: true)
+            at: path, serverCache: serverCache, excluding: excluding, includingHidden: includingHidden)
     }
 
     // MARK: - Listens

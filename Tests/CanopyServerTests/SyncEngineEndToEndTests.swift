@@ -81,9 +81,7 @@ struct SyncEngineEndToEndTests {
         let fixture = try LoopbackServerFixture(seed: #"{"a":{"b":1}}"#)
         let reader = engine(fixture)
         let read = try await reader.getData(QuerySpec(path: "/a"))
-        withKnownIssue("CanopySync answers getData from an empty local cache instead of sending g") {
-            #expect(read.exportJSON().serialized() == #"{"b":1}"#)
-        }
+        #expect(read.exportJSON().serialized() == #"{"b":1}"#)
         await reader.close()
         await fixture.stop()
     }
