@@ -125,7 +125,11 @@ extension SyncEngine {
         guard !transactions.isEmpty else { return }
         let root = transactions.rootmostPath(on: changedPath)
         let queue = transactions.transactions(atOrBelow: root)
-        var excluded = Set(queue.map(\.writeId))
+        // The inputs leave out the writes of the transactions being re-run, but keep those
+        // of transactions whose put is with the server: they are expected to commit (if
+        // they fail, the whole queue runs again), and leaving them out would make the
+        // re-run transactions lose their increments when they do.
+        var excluded = Set(queue.filter { $0.status == .run || $0.status == .needsAbort }.map(\.writeId))
         var finished: [(SyncTransaction, TransactionCompletion)] = []
         for transaction in queue {
             var events: [Event] = []

@@ -58,6 +58,9 @@ func node(_ json: String) throws -> Node {
 extension Node {
     /// The plain JSON text of the node (no priorities).
     var text: String { valueJSON().serialized() }
+
+    /// The export-form JSON text of the node (objects stay objects).
+    var exported: String { exportJSON().serialized() }
 }
 
 extension SyncEngine {

@@ -1,0 +1,82 @@
+import CanopyServer
+import CanopySync
+import CanopyTree
+import CanopyWire
+import Testing
+
+@Suite("SyncEngine one-shot reads and purge against a loopback server")
+struct SyncEngineReadTests {
+    @Test("getData asks the server when nothing is cached, then answers from memory while listening")
+    func getDataOnlineAndCached() async throws {
+        let server = try EngineTestServer(seed: #"{"a":{"b":1},"s":{"x":{"n":2},"y":{"n":1}}}"#)
+        let (engine, transports) = server.makeEngine()
+        #expect(try await engine.getData(QuerySpec(path: "/a")).text == #"{"b":1}"#)
+        #expect(transports.requests.items.filter { $0.action == "g" }.count == 1)
+        let (events, _) = await engine.observe("/a")
+        #expect(await events.wait(forCount: 1))
+        #expect(try await engine.getData(QuerySpec(path: "/a/b")).text == "1")
+        #expect(transports.requests.items.filter { $0.action == "g" }.count == 1, "answered from memory")
+        let params = try QueryParams.default.ordered(byChild: "n").limited(toFirst: 1)
+        #expect(try await engine.getData(QuerySpec(path: "/s", params: params)).text == #"{"y":{"n":1}}"#)
+        await engine.close()
+    }
+
+    @Test("getData offline answers from a complete cache, or fails within the offline wait")
+    func getDataOffline() async throws {
+        let server = try EngineTestServer(seed: #"{"a":1,"b":2}"#)
+        let (engine, _) = server.makeEngine(getOfflineTimeout: .milliseconds(200))
+        let (events, _) = await engine.observe("/a")
+        #expect(await events.wait(forCount: 1))
+        await engine.goOffline()
+        #expect(try await engine.getData(QuerySpec(path: "/a")).text == "1")
+        await #expect {
+            _ = try await engine.getData(QuerySpec(path: "/b"))
+        } throws: { error in
+            (error as? DatabaseError)?.code == .offline
+        }
+        await engine.close()
+    }
+
+    @Test("a get made offline is answered once the connection returns within the wait")
+    func getDataWaitsForConnection() async throws {
+        let server = try EngineTestServer(seed: #"{"b":2}"#)
+        let (engine, _) = server.makeEngine(startsOnline: false, getOfflineTimeout: .seconds(20))
+        let answers = TestRecorder<Result<Node, DatabaseError>>()
+        await engine.getData(QuerySpec(path: "/b")) { answers.append($0) }
+        await engine.goOnline()
+        #expect(await answers.wait(forCount: 1))
+        #expect((try? answers.items.first?.get())?.text == "2")
+        await engine.close()
+    }
+
+    @Test("purgeOutstandingWrites reverts and fails pending writes, transactions and onDisconnect requests")
+    func purge() async throws {
+        let server = try EngineTestServer(seed: #"{"x":0}"#)
+        let (engine, _) = server.makeEngine()
+        let (events, _) = await engine.observe("/x")
+        #expect(await events.wait(forCount: 1))
+        await engine.goOffline()
+        let writes = TestRecorder<DatabaseError?>()
+        try await engine.setValue(try node("1"), at: "/x") { writes.append($0) }
+        try await engine.setValue(try node("2"), at: "/y") { writes.append($0) }
+        try await engine.onDisconnectSetValue(try node("3"), at: "/z") { writes.append($0) }
+        let transactions = TestRecorder<TransactionCompletion>()
+        try await engine.increment(at: "/t", into: transactions)
+        try await engine.increment(at: "/t", into: transactions)
+        #expect(await events.wait { $0.last?.node.text == "1" })
+        await engine.purgeOutstandingWrites()
+        #expect(await writes.wait(forCount: 3))
+        #expect(writes.items.allSatisfy { $0?.code == .writeCanceled })
+        #expect(await transactions.wait(forCount: 2))
+        #expect(transactions.items.allSatisfy { $0.error?.code == .writeCanceled && !$0.committed })
+        #expect(await events.wait { $0.last?.node.text == "0" }, "\(events.items.map(\.node.text))")
+        #expect(await engine.pendingWriteCount == 0)
+        #expect(await engine.activeTransactionCount == 0)
+        await engine.goOnline()
+        #expect(await engine.waitUntilConnected())
+        let (other, _) = server.makeEngine()
+        #expect(try await other.getData(QuerySpec(path: "/")).text == #"{"x":0}"#)
+        await engine.close()
+        await other.close()
+    }
+}
