@@ -88,7 +88,6 @@ final class WebSocketClientConnector: LWSCallbackHandler, @unchecked Sendable {
         connect.port = Int32(endpoint.port)
         connect.path = resources.cString(endpoint.requestTarget)
         connect.host = resources.cString(endpoint.hostHeader)
-        connect.origin = resources.cString(endpoint.hostHeader)
         connect.local_protocol_name = resources.cString("canopy")
         if endpoint.isSecure {
             var flags = LCCSCF_USE_SSL.rawValue

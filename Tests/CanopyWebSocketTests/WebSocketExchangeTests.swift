@@ -153,6 +153,7 @@ struct LoopbackServer {
         #expect(connection.request.header("user-agent") == "Firebase/5/test")
         #expect(connection.request.header("x-firebase-gmpid") == "1:123")
         #expect(connection.request.remoteAddress == "127.0.0.1")
+        #expect(connection.request.header("origin") == nil)
         await client.close()
     }
 
