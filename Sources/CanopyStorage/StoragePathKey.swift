@@ -63,17 +63,24 @@ enum StoragePathKey {
         return result
     }
 
-    /// Splits encoded bytes into their escaped key segments (without separators).
-    static func segments(_ bytes: ArraySlice<UInt8>) throws(StorageError) -> [ArraySlice<UInt8>] {
-        guard !bytes.isEmpty else { return [] }
+    /// Replaces the content of `result` with the escaped key segments of `bytes` (without
+    /// separators).
+    static func segments(_ bytes: ArraySlice<UInt8>, into result: inout [ArraySlice<UInt8>]) throws(StorageError) {
+        result.removeAll(keepingCapacity: true)
+        guard !bytes.isEmpty else { return }
         guard bytes.last == separator else {
             throw StorageError(kind: .corrupt, message: "a stored path key does not end with a separator")
         }
-        return bytes.dropLast().split(separator: separator, omittingEmptySubsequences: false)
+        var start = bytes.startIndex
+        for index in bytes.indices where bytes[index] == separator {
+            result.append(bytes[start..<index])
+            start = index + 1
+        }
     }
 
     /// The key an escaped segment encodes.
     static func key(_ segment: ArraySlice<UInt8>) throws(StorageError) -> ChildKey {
+        guard segment.contains(escape) else { return ChildKey(String(decoding: segment, as: UTF8.self)) }
         var raw: [UInt8] = []
         raw.reserveCapacity(segment.count)
         var escaping = false

@@ -17,11 +17,13 @@ struct StoredNodeBuilder {
     private var stack = [Frame(segment: [], key: ChildKey(""))]
     /// A leaf stored at the location itself.
     private var leafAtLocation: Node?
+    /// The current row's key segments (kept to reuse its storage).
+    private var segments: [ArraySlice<UInt8>] = []
 
     /// Adds a row: `relativeKey` is the row's path key with the location's prefix removed;
     /// `value` is `nil` for the priority row of a children node.
     mutating func add(relativeKey: ArraySlice<UInt8>, value: LeafValue?, priority: LeafValue?) throws(StorageError) {
-        let segments = try StoragePathKey.segments(relativeKey)
+        try StoragePathKey.segments(relativeKey, into: &segments)
         guard let last = segments.last else {
             if let value {
                 leafAtLocation = Node(leaf: value, priority: priority)

@@ -22,7 +22,9 @@ import Testing
                         && other.lexicographicallyPrecedes(StoragePathKey.upperBound(key)))
                 #expect(inRange == p.contains(q), "\(p) / \(q)")
             }
-            let decoded = try StoragePathKey.segments(key[...]).map { segment throws(StorageError) in
+            var segments: [ArraySlice<UInt8>] = []
+            try StoragePathKey.segments(key[...], into: &segments)
+            let decoded = try segments.map { segment throws(StorageError) in
                 try StoragePathKey.key(segment)
             }
             #expect(decoded == p.keys)
