@@ -37,21 +37,26 @@ public final class RESTHandler: Sendable {
         /// has passed. A stream sends `keep-alive` at a tick when it sent nothing since the
         /// previous tick, and re-checks read access and the credential at every tick.
         public var keepAliveTicks: @Sendable () -> AsyncStream<Void>
+        /// Whether a query ordered by a child that the access policy reports as unindexed
+        /// (the `no_index` listen warning) is refused with `400` instead of answered.
+        public var rejectsUnindexedQueries: Bool
         /// Whether a credential is still valid at a server time (ms since the Unix epoch).
         /// Requests with an invalid credential are refused with `401`; an event stream whose
         /// credential stops being valid ends with `auth_revoked`.
         public var isCredentialValid: @Sendable (ConnectionAuth, Int64) -> Bool
 
-        /// Creates a configuration: a 256 MB request limit, keep-alives every 30 s, and
-        /// every credential valid.
+        /// Creates a configuration: a 256 MB request limit, keep-alives every 30 s, unindexed
+        /// queries answered, and every credential valid.
         public init(
             maximumWriteBytes: Int = Configuration.defaultMaximumWriteBytes,
             keepAliveTicks: @escaping @Sendable () -> AsyncStream<Void> = Configuration.ticks(
                 every: Configuration.defaultKeepAliveInterval),
+            rejectsUnindexedQueries: Bool = false,
             isCredentialValid: @escaping @Sendable (ConnectionAuth, Int64) -> Bool = { _, _ in true }
         ) {
             self.maximumWriteBytes = maximumWriteBytes
             self.keepAliveTicks = keepAliveTicks
+            self.rejectsUnindexedQueries = rejectsUnindexedQueries
             self.isCredentialValid = isCredentialValid
         }
 
@@ -229,20 +234,29 @@ public final class RESTHandler: Sendable {
         return response
     }
 
-    /// Refuses `.info` and reads the access policy denies.
+    /// Refuses `.info`, reads the access policy denies, and (when configured) queries on
+    /// unindexed children.
     private func authorizeRead(path: Path, parameters: RESTParameters, root: Node) throws(RESTError) {
         guard !Self.isInfo(path) else { throw .permissionDenied }
         let read = ReadAccess(
             path: path, query: parameters.hasQuery ? parameters.query.wireObject : nil, auth: parameters.auth,
             root: root, now: server.configuration.clock())
-        guard server.configuration.policy.allowsRead(read) else { throw .permissionDenied }
+        let policy = server.configuration.policy
+        guard policy.allowsRead(read) else { throw .permissionDenied }
+        if configuration.rejectsUnindexedQueries, parameters.hasQuery, case .child(let child) = parameters.query.index,
+            policy.listenWarnings(read).contains("no_index")
+        {
+            let childText = child.keys.map(\.string).joined(separator: "/")
+            throw .badRequest(
+                "Index not defined, add \".indexOn\": \"\(childText)\", for path \"\(path.wireString)\", to the rules")
+        }
     }
 
     private func stream(path: Path, parameters: RESTParameters, namespace: ServerNamespace) async throws(RESTError)
         -> RESTStream
     {
         if parameters.shallow { throw .badRequest("shallow cannot be used with an event stream") }
-        guard !Self.isInfo(path) else { throw .permissionDenied }
+        try authorizeRead(path: path, parameters: parameters, root: await namespace.value(at: .root))
         let feed = ServerSentEventFeed(
             namespace: namespace, path: path, query: parameters.hasQuery ? parameters.query : nil,
             exportFormat: parameters.exportFormat, auth: parameters.auth, policy: server.configuration.policy,
@@ -265,6 +279,7 @@ public final class RESTHandler: Sendable {
         namespace: ServerNamespace
     ) async throws(RESTError) -> RESTResponse {
         guard !Self.isInfo(path) else { throw .permissionDenied }
+        try await checkWriteCost(request, parameters, replacing: [path], in: namespace)
         let ifMatch = request.headers["if-match"]
         let hash = ifMatch.map { $0 == "null_etag" ? "" : $0 }
         let (response, data) = await namespace.putReadingBack(
@@ -288,6 +303,7 @@ public final class RESTHandler: Sendable {
         guard !Self.isInfo(path) else { throw .permissionDenied }
         try Self.refuseCondition(request, method: "POST")
         let body = try writeBody(of: request, parameters)
+        try await checkWriteCost(request, parameters, replacing: [], in: namespace)
         let id = pushIDs.withLock { $0.next() }
         let (response, _) = await namespace.putReadingBack(
             session: writer, path: path.child(ChildKey(id)), data: body, hash: nil, auth: parameters.auth,
@@ -306,6 +322,7 @@ public final class RESTHandler: Sendable {
         guard case .object(let members) = body else {
             throw .badRequest("A PATCH body must be a JSON object whose keys are paths")
         }
+        try await checkWriteCost(request, parameters, replacing: members.map { path.child($0.key) }, in: namespace)
         let (response, data) = await namespace.mergeReadingBack(
             session: writer, path: path, children: body, auth: parameters.auth,
             writeLimit: configuration.maximumWriteBytes)
@@ -322,15 +339,29 @@ public final class RESTHandler: Sendable {
                 "Data too large: the body is \(size) bytes, more than the maximum of \(configuration.maximumWriteBytes)"
             )
         }
-        if let limit = parameters.writeSizeLimit, let budget = limit.byteBudget, size > budget {
-            throw RESTError(
-                status: 413,
-                message: "The write of \(size) bytes exceeds writeSizeLimit=\(limit.rawValue) (\(budget) bytes)")
-        }
         do {
             return try JSONParser.parse(request.body)
         } catch {
             throw .badRequest("Invalid data; couldn't parse JSON object, array, or value: \(error)")
+        }
+    }
+
+    /// Refuses a write whose estimated cost — its body plus the data it replaces at
+    /// `targets` — exceeds the request's `writeSizeLimit` budget, with `413`.
+    private func checkWriteCost(
+        _ request: RESTRequest, _ parameters: RESTParameters, replacing targets: [Path], in namespace: ServerNamespace
+    ) async throws(RESTError) {
+        guard let limit = parameters.writeSizeLimit, let budget = limit.byteBudget else { return }
+        var cost = request.body.count
+        for target in targets where cost <= budget {
+            let replaced = await namespace.value(at: target)
+            cost += RESTWriteSizeLimit.estimatedSize(of: replaced, upTo: budget - cost)
+        }
+        if cost > budget {
+            throw RESTError(
+                status: 413,
+                message: "The write's estimated size of \(cost) bytes (body and replaced data) exceeds "
+                    + "writeSizeLimit=\(limit.rawValue) (\(budget) bytes)")
         }
     }
 

@@ -32,7 +32,11 @@ final class SwitchablePolicy: AccessPolicy {
         lastAuth.withLock { $0 = write.auth }
         return denied.withLock { state in !state.writes.contains { $0.contains(write.path) } }
     }
-    func listenWarnings(_ read: ReadAccess) -> [String] { [] }
+    /// `no_index` for queries ordered by a child other than `indexed`.
+    func listenWarnings(_ read: ReadAccess) -> [String] {
+        guard let index = read.query?["i"]?.stringValue, !index.hasPrefix("."), index != "indexed" else { return [] }
+        return ["no_index"]
+    }
 }
 
 /// A server clock tests set by hand.
@@ -83,6 +87,7 @@ struct RESTFixture {
 
     init(
         seed: String = "null", maximumWriteBytes: Int = RESTHandler.Configuration.defaultMaximumWriteBytes,
+        rejectsUnindexedQueries: Bool = false,
         isCredentialValid: @escaping @Sendable (ConnectionAuth, Int64) -> Bool = { _, _ in true }
     ) throws {
         let root = try Node(json: try JSONParser.parse(seed))
@@ -96,7 +101,7 @@ struct RESTFixture {
             server: server,
             configuration: RESTHandler.Configuration(
                 maximumWriteBytes: maximumWriteBytes, keepAliveTicks: ticker.factory,
-                isCredentialValid: isCredentialValid))
+                rejectsUnindexedQueries: rejectsUnindexedQueries, isCredentialValid: isCredentialValid))
     }
 
     /// Sends a request whose target is relative to namespace `test` (`?ns=test` is appended)

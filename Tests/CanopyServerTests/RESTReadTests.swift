@@ -126,6 +126,27 @@ struct RESTReadTests {
             try await fixture.send("GET", #"/scores.json?orderBy="$value"&limitToFirst=1&limitToLast=1"#).status == 400)
     }
 
+    @Test func unindexedChildQueriesAreRefusedOnlyWhenConfigured() async throws {
+        let lenient = try RESTFixture(seed: Self.seed)
+        #expect(try await lenient.send("GET", #"/users.json?orderBy="age"&limitToFirst=1"#).status == 200)
+        let strict = try RESTFixture(seed: Self.seed, rejectsUnindexedQueries: true)
+        let refused = try await strict.send("GET", #"/users.json?orderBy="age"&limitToFirst=1"#)
+        #expect(refused.status == 400)
+        #expect(
+            try JSONParser.parse(refused.bodyText)["error"]?.stringValue
+                == #"Index not defined, add ".indexOn": "age", for path "/users", to the rules"#)
+        #expect(try await strict.send("GET", #"/users.json?orderBy="indexed"&limitToFirst=1"#).status == 200)
+        #expect(try await strict.send("GET", #"/users.json?orderBy="$key"&limitToFirst=1"#).status == 200)
+        let stream = await strict.handler.handle(
+            method: "GET", target: RESTFixture.inTest(#"/users.json?orderBy="age""#),
+            headers: ["Accept": "text/event-stream"])
+        guard case .response(let response) = stream else {
+            Issue.record("an unindexed stream must be refused")
+            return
+        }
+        #expect(response.status == 400)
+    }
+
     @Test func timeoutIsParsedAndEnforced() async throws {
         let fixture = try fixture()
         #expect(try await fixture.send("GET", "/scores.json?timeout=500ms").status == 200)

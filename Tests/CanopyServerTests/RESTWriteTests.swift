@@ -182,6 +182,22 @@ struct RESTWriteTests {
         }
     }
 
+    @Test func writeSizeLimitCountsTheDataAWriteReplaces() async throws {
+        let fixture = try RESTFixture()
+        let chunk = "\"" + String(repeating: "q", count: 300_000) + "\""
+        for index in 0..<4 {
+            #expect(try await fixture.send("PUT", "/large/\(index).json?print=silent", body: chunk).status == 204)
+        }
+        let delete = try await fixture.send("DELETE", "/large.json?writeSizeLimit=tiny")
+        #expect(delete.status == 413)
+        #expect(try await fixture.send("PUT", "/large.json?writeSizeLimit=tiny", body: "1").status == 413)
+        #expect(try await fixture.send("PATCH", "/.json?writeSizeLimit=tiny", body: #"{"large": null}"#).status == 413)
+        #expect(try await fixture.send("DELETE", "/large/0.json?writeSizeLimit=tiny").status == 200)
+        #expect(try await fixture.send("POST", "/large.json?writeSizeLimit=tiny", body: "1").status == 200)
+        #expect(try await fixture.send("DELETE", "/large.json?writeSizeLimit=small").status == 200)
+        #expect(try await fixture.value(at: "/large") == "null")
+    }
+
     @Test func restWritesMayExceedTheWebsocketWriteLimit() async throws {
         let fixture = try RESTFixture()
         let half = String(repeating: "z", count: 8_500_000)
