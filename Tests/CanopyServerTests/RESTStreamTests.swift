@@ -69,6 +69,19 @@ struct RESTStreamTests {
         #expect(response.status == 400)
     }
 
+    @Test func queryStreamsShowChangesInsideTheWindowAtTheChildPath() async throws {
+        let fixture = try RESTFixture(seed: #"{"scores": {"a": 5, "b": 1, "c": 9, "d": 3, "e": 4}}"#)
+        let events = try await fixture.open(#"/scores.json?orderBy="$key"&limitToFirst=4"#)
+        #expect(try await events.next() == #"put {"path":"/","data":{"a":5,"b":1,"c":9,"d":3}}"#)
+        _ = try await fixture.send("PUT", "/scores/e.json", body: "40")
+        _ = try await fixture.send("PUT", "/scores/b.json", body: #"{".value": 2, ".priority": 1}"#)
+        let change = try await events.next()
+        #expect(
+            change == #"put {"path":"/b","data":2}"# || change == #"put {"path":"/","data":{"a":5,"b":2,"c":9,"d":3}}"#)
+        events.close()
+        try await fixture.waitForStreamsToClose()
+    }
+
     @Test func keepAliveIsSentWhenATickPassesInSilence() async throws {
         let fixture = try RESTFixture(seed: Self.seed)
         let events = try await fixture.open("/rooms/r1.json")
