@@ -32,6 +32,9 @@ extension SyncEngine {
         public var statsCounters: JSONValue?
         /// Receives diagnostic lines (listen warnings, server errors, redirects).
         public var log: (@Sendable (String) -> Void)?
+        /// Where unacknowledged writes are kept; writes found there at start-up are
+        /// re-applied and re-sent.
+        public var writeQueue: any WriteQueueStore
 
         /// Creates a configuration with the reference clients' timings.
         public init(
@@ -42,7 +45,7 @@ extension SyncEngine {
             wallClock: @escaping @Sendable () -> Int64 = Configuration.systemClock,
             getOfflineTimeout: Duration = .seconds(3), startsOnline: Bool = true,
             statsCounters: JSONValue? = .object([JSONMember("sdk.swift.canopy", .int(1))]),
-            log: (@Sendable (String) -> Void)? = nil
+            log: (@Sendable (String) -> Void)? = nil, writeQueue: any WriteQueueStore = MemoryWriteQueueStore()
         ) {
             self.target = target
             self.transportFactory = transportFactory
@@ -55,6 +58,7 @@ extension SyncEngine {
             self.startsOnline = startsOnline
             self.statsCounters = statsCounters
             self.log = log
+            self.writeQueue = writeQueue
         }
 
         /// The system wall clock in milliseconds since the Unix epoch.

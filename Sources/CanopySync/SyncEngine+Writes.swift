@@ -16,14 +16,8 @@ extension SyncEngine {
         } catch {
             throw DatabaseError(error)
         }
-        let existing = serverTree.calcCompleteEventCache(at: path) ?? .empty
-        let resolved = ServerValueResolver.resolve(node, existing: existing, now: serverClock.now())
-        let writeId = nextWriteId()
-        let events = serverTree.applyUserOverwrite(path: path, node: resolved, writeId: writeId)
-        writeStarted(writeId, at: path)
-        connection.write(.put(path: path, data: node.exportJSON(), hash: nil)) { response in
-            self.writeAnswered(writeId, at: path, response: response, completion: completion)
-        }
+        let events = startWrite(
+            StoredWrite(writeId: nextWriteId(), path: path, payload: .overwrite(node)), completion: completion)
         raise(events)
         rerunTransactions(at: abortTransactions(at: path))
     }
@@ -42,17 +36,8 @@ extension SyncEngine {
             if let completion { complete { completion(nil) } }
             return
         }
-        let now = serverClock.now()
-        let resolved = children.map { child in
-            let existing = serverTree.calcCompleteEventCache(at: path.child(child.path)) ?? .empty
-            return (path: child.path, node: ServerValueResolver.resolve(child.node, existing: existing, now: now))
-        }
-        let writeId = nextWriteId()
-        let events = serverTree.applyUserMerge(path: path, children: resolved, writeId: writeId)
-        writeStarted(writeId, at: path)
-        connection.write(.merge(path: path, data: Self.mergeObject(children))) { response in
-            self.writeAnswered(writeId, at: path, response: response, completion: completion)
-        }
+        let events = startWrite(
+            StoredWrite(writeId: nextWriteId(), path: path, payload: .merge(children)), completion: completion)
         raise(events)
         for child in children { _ = abortTransactions(at: path.child(child.path)) }
         rerunTransactions(at: path)
@@ -76,6 +61,7 @@ extension SyncEngine {
     public func purgeOutstandingWrites() {
         wire()
         raise(serverTree.removeAllWrites())
+        configuration.writeQueue.removeAllWrites()
         let canceled = DatabaseError(.writeCanceled)
         for transaction in transactions.transactions where transaction.status == .run {
             transaction.status = .needsAbort
@@ -83,6 +69,47 @@ extension SyncEngine {
         }
         connection.purgeOutstandingWrites()
         rerunTransactions(at: .root)
+    }
+
+    /// Re-applies and re-sends the writes the write queue holds (at start-up).
+    func restoreWrites() {
+        let stored = configuration.writeQueue.loadWrites()
+        guard !stored.isEmpty else { return }
+        for write in stored {
+            nextWriteIdValue = max(nextWriteIdValue, write.writeId + 1)
+            raise(startWrite(write, completion: nil, isRestored: true))
+        }
+    }
+
+    /// Applies a write locally (server values resolved against the local value and clock),
+    /// records it as pending and in the write queue, and hands it to the connection.
+    /// Returns the local events.
+    private func startWrite(_ write: StoredWrite, completion: WriteCompletion?, isRestored: Bool = false) -> [Event] {
+        let now = serverClock.now()
+        let path = write.path
+        let writeId = write.writeId
+        let events: [Event]
+        let request: ClientRequest
+        switch write.payload {
+        case .overwrite(let node):
+            let existing = serverTree.calcCompleteEventCache(at: path) ?? .empty
+            let resolved = ServerValueResolver.resolve(node, existing: existing, now: now)
+            events = serverTree.applyUserOverwrite(path: path, node: resolved, writeId: writeId)
+            request = .put(path: path, data: node.exportJSON(), hash: nil)
+        case .merge(let children):
+            let resolved = children.map { child in
+                let existing = serverTree.calcCompleteEventCache(at: path.child(child.path)) ?? .empty
+                return (path: child.path, node: ServerValueResolver.resolve(child.node, existing: existing, now: now))
+            }
+            events = serverTree.applyUserMerge(path: path, children: resolved, writeId: writeId)
+            request = .merge(path: path, data: Self.mergeObject(children))
+        }
+        if !isRestored { configuration.writeQueue.saveWrite(write) }
+        writeStarted(writeId, at: path)
+        connection.write(request) { response in
+            self.writeAnswered(writeId, at: path, response: response, completion: completion)
+        }
+        return events
     }
 
     func validateUpdate(_ children: [(path: Path, node: Node)], at path: Path) throws(DatabaseError) {
@@ -111,6 +138,7 @@ extension SyncEngine {
     ) {
         let error = response.status.isOK ? nil : DatabaseError(status: response.status, reason: response.reason)
         if let error { configuration.log?("write at \(path) failed: \(error)") }
+        configuration.writeQueue.removeWrite(withId: writeId)
         let events = serverTree.ackUserWrite(writeId: writeId, revert: error != nil)
         raise(events)
         writeFinished(writeId, error: error)

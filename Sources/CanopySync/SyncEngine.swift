@@ -121,6 +121,7 @@ public actor SyncEngine {
         infoProvider.tree = infoTree
         raise(infoProvider.update(Self.connectedPath, Node(leaf: .bool(false))))
         raise(infoProvider.update(Self.authenticatedPath, Node(leaf: .bool(false))))
+        restoreWrites()
     }
 
     private func receive(_ input: ConnectionInput) {

@@ -27,14 +27,16 @@ struct EngineTestServer {
     /// A new engine for namespace `test` and the factory recording its requests.
     func makeEngine(
         startsOnline: Bool = true, getOfflineTimeout: Duration = .milliseconds(300),
-        credential: AuthCredential? = nil
+        credential: AuthCredential? = nil, host: String = "server",
+        writeQueue: any WriteQueueStore = MemoryWriteQueueStore()
     ) -> (SyncEngine, RecordingTransportFactory) {
         let transports = RecordingTransportFactory(network: network)
         let configuration = SyncEngine.Configuration(
-            target: ConnectionTarget(host: "server", namespace: "test"), transportFactory: transports,
+            target: ConnectionTarget(host: host, namespace: "test"), transportFactory: transports,
             reconnect: ReconnectPolicy(
                 initialDelay: .milliseconds(5), maxDelay: .milliseconds(40), resetAfter: .seconds(30)),
-            credential: credential, getOfflineTimeout: getOfflineTimeout, startsOnline: startsOnline)
+            credential: credential, getOfflineTimeout: getOfflineTimeout, startsOnline: startsOnline,
+            writeQueue: writeQueue)
         return (SyncEngine(configuration: configuration), transports)
     }
 
