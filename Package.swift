@@ -66,6 +66,7 @@ let package = Package(
         .testTarget(name: "CanopyWebSocketTests", dependencies: ["CanopyWebSocket", "CanopyServer", "CanopyStorage"]),
         .testTarget(name: "CanopySyncTests", dependencies: ["CanopySync", "CanopyServer"]),
         .testTarget(name: "CanopyServerTests", dependencies: ["CanopyServer", "CanopySync", "CanopyWebSocket"]),
+        .testTarget(name: "CanopyTests", dependencies: ["Canopy", "CanopyServer"]),
     ],
     swiftLanguageModes: [.v6]
 )
