@@ -78,3 +78,25 @@ struct Post: Codable, Equatable {
         #expect(try snapshot.childSnapshot(forPath: "missing").data(as: Author?.self) == nil)
     }
 }
+
+@Suite struct CodableServerTests {
+    @Test func roundTripThroughTheServer() async throws {
+        let server = try TestServer()
+        defer { Task { await server.stop() } }
+        let writer = server.database()
+        let post = Post(
+            title: "Served", stars: 7, ratio: 0.75, published: false, tags: ["a", "b", "c"],
+            author: Author(name: "Ed", age: 50), editor: nil, createdAt: Date(timeIntervalSince1970: 1_600_000_000))
+        try await writer.reference(withPath: "posts/p").setValue(from: post)
+        let stored = try await server.value(at: "posts/p/updatedAt")
+        let serverMs = try #require(Int64(stored))
+        let snapshot = try await server.database().reference(withPath: "posts/p").getData()
+        let decoded = try snapshot.data(as: Post.self)
+        #expect(decoded.updatedAt == Date(timeIntervalSince1970: Double(serverMs) / 1000))
+        var expected = post
+        expected.updatedAt = decoded.updatedAt
+        #expect(decoded == expected)
+        let authors = try await server.database().reference(withPath: "posts").getData()
+        #expect(try authors.data(as: [String: Post].self)["p"]?.author == Author(name: "Ed", age: 50))
+    }
+}
