@@ -64,7 +64,7 @@ public struct DataSnapshot: Sendable {
     /// The snapshot of the location at the relative `path` (which need not exist).
     ///
     /// An invalid `path` never crashes: the result is an empty snapshot whose
-    /// ``DatabaseReference/validationError`` names the problem.
+    /// ``DatabaseQuery/validationError`` names the problem.
     public func childSnapshot(forPath path: String) -> DataSnapshot {
         let child = ref.child(path)
         guard child.validationError == nil, let relative = child.path.relative(to: ref.path) else {

@@ -30,7 +30,7 @@ import Synchronization
 ///
 /// Nothing in this API crashes on bad input. Every key, path, value, priority and query is
 /// validated before anything is queued, and a failure is a ``DatabaseError`` with code
-/// ``DatabaseError/Code/invalidArgument`` whose message names the offending key or path.
+/// `DatabaseError.Code.invalidArgument` whose message names the offending key or path.
 /// It is reported by the call's own channel: thrown by the `async` variant, passed to the
 /// completion block, or to the observer's cancel block. Builders that cannot report
 /// (``DatabaseReference/child(_:)``, `queryOrdered…`, `queryStarting…`) return a reference or
@@ -250,7 +250,7 @@ public final class Database: Sendable {
     }
 
     /// Drops every write not yet acknowledged by the server: reverts them locally, fails
-    /// their completions and pending transactions with ``DatabaseError/Code/writeCanceled``,
+    /// their completions and pending transactions with `DatabaseError.Code.writeCanceled`,
     /// and cancels queued onDisconnect operations.
     public func purgeOutstandingWrites() {
         post { await $0.purgeOutstandingWrites() }

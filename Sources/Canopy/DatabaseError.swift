@@ -4,7 +4,7 @@ import CanopyTree
 /// Why a database operation failed: a status reported by the server (`permission_denied`,
 /// `datastale`, …), a local outcome (`write_canceled`, `maxretry`, `disconnect`, offline
 /// reads) or invalid input found before anything was queued
-/// (``DatabaseError/Code/invalidArgument``, with a message naming the offending key, path or
+/// (`DatabaseError.Code.invalidArgument`, with a message naming the offending key, path or
 /// value).
 public typealias DatabaseError = CanopySync.DatabaseError
 
@@ -21,13 +21,13 @@ extension DatabaseError {
         }
     }
 
-    /// An ``Code/invalidArgument`` error with `message`.
+    /// An `Code.invalidArgument` error with `message`.
     static func invalidArgument(_ message: String) -> DatabaseError {
         DatabaseError(.invalidArgument, message)
     }
 
     /// The error for a validation failure: itself for a `DatabaseError`, an
-    /// ``Code/invalidArgument`` error with the message of a `TreeError` or `QueryError`.
+    /// `Code.invalidArgument` error with the message of a `TreeError` or `QueryError`.
     init(validating error: any Error) {
         switch error {
         case let error as DatabaseError: self = error

@@ -1,7 +1,7 @@
 import CanopyTree
 
 /// Validation of the paths, values and updates the public API receives, reported as
-/// ``DatabaseError``s with code ``DatabaseError/Code/invalidArgument``.
+/// ``DatabaseError``s with code `DatabaseError.Code.invalidArgument`.
 enum DatabasePath {
     /// The location `path` (slash-separated, empty segments ignored) below `base`, checked as
     /// a readable path: valid keys, at most 32 keys and 768 bytes, `.info` only first.

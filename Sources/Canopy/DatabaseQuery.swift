@@ -207,7 +207,7 @@ public class DatabaseQuery: CustomStringConvertible, @unchecked Sendable {
 
     /// Reads the query's current value; see ``getData(completion:)``.
     ///
-    /// - Throws: ``DatabaseError`` (``DatabaseError/Code/offline`` when neither the server
+    /// - Throws: ``DatabaseError`` (`DatabaseError.Code.offline` when neither the server
     ///   nor the cache can answer).
     public func getData() async throws -> DataSnapshot {
         try await withCheckedThrowingContinuation { continuation in

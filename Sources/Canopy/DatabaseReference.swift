@@ -24,7 +24,7 @@ public final class DatabaseReference: DatabaseQuery, @unchecked Sendable {
     // MARK: - Navigation
 
     /// The reference at the relative `pathString` below this one (`"name"`,
-    /// `"users/alice"`); an invalid path gives a reference whose ``validationError`` names
+    /// `"users/alice"`); an invalid path gives a reference whose ``DatabaseQuery/validationError`` names
     /// it.
     public func child(_ pathString: String) -> DatabaseReference {
         if validationError != nil { return self }
@@ -41,7 +41,7 @@ public final class DatabaseReference: DatabaseQuery, @unchecked Sendable {
     }
 
     /// A reference to a new child with a unique, time-ordered key (20 characters, see
-    /// ``PushIDGenerator``). Nothing is written until you write to it.
+    /// `PushIDGenerator`). Nothing is written until you write to it.
     public func childByAutoId() -> DatabaseReference {
         child(key: ChildKey(database.nextPushID()))
     }
@@ -293,8 +293,8 @@ public final class DatabaseReference: DatabaseQuery, @unchecked Sendable {
     /// Runs a transaction and awaits its outcome: whether it committed, and the final
     /// snapshot.
     ///
-    /// - Throws: ``DatabaseError`` (for example ``DatabaseError/Code/maxRetries``, or
-    ///   ``DatabaseError/Code/invalidArgument`` when the block stored an invalid value).
+    /// - Throws: ``DatabaseError`` (for example `DatabaseError.Code.maxRetries`, or
+    ///   `DatabaseError.Code.invalidArgument` when the block stored an invalid value).
     public func runTransactionBlock(
         _ block: @escaping @Sendable (MutableData) -> TransactionResult, withLocalEvents localEvents: Bool = true
     ) async throws -> (Bool, DataSnapshot) {

@@ -20,7 +20,7 @@ struct DatabaseURL: Sendable, Equatable {
 
     /// Parses `text`.
     ///
-    /// - Throws: ``DatabaseError`` (``DatabaseError/Code/invalidArgument``) when the text is
+    /// - Throws: ``DatabaseError`` (`DatabaseError.Code.invalidArgument`) when the text is
     ///   not a URL with a host, or its path is not a valid database path.
     init(parsing text: String) throws(DatabaseError) {
         guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(),

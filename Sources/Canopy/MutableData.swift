@@ -11,7 +11,7 @@ import Foundation
 /// Invalid input never crashes: assigning a value that is not a database value, an invalid
 /// priority, or asking for a child at an invalid path records the problem, and the
 /// transaction then fails with that ``DatabaseError`` (code
-/// ``DatabaseError/Code/invalidArgument``) instead of committing. ``validationError`` shows
+/// `DatabaseError.Code.invalidArgument`) instead of committing. ``validationError`` shows
 /// the first such problem.
 public final class MutableData {
     /// The tree shared by a transaction's `MutableData` views.

@@ -16,7 +16,7 @@ enum NativeValue {
 
     /// The JSON form of a user value; `path` names the location in error messages.
     ///
-    /// - Throws: ``DatabaseError`` with code ``DatabaseError/Code/invalidArgument`` naming the
+    /// - Throws: ``DatabaseError`` with code `DatabaseError.Code.invalidArgument` naming the
     ///   path of the first value that is not a database value.
     static func json(from value: Any?, at path: Path) throws(DatabaseError) -> JSONValue {
         guard let value else { return .null }
