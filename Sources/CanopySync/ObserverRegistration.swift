@@ -19,7 +19,7 @@ public final class ObserverRegistration: EventRegistration, Sendable {
 
     /// The handle identifying this registration (unique in the process, never 0).
     public let handle: UInt
-    /// The event types delivered to ``onEvent``.
+    /// The event types delivered to the event callback.
     public let eventTypes: Set<EventType>
     /// Whether the registration ends after its first event.
     public let isSingleEvent: Bool

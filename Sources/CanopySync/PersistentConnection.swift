@@ -62,7 +62,8 @@ final class PersistentConnection {
         let hash: () -> String
         let onComplete: (ServerResponse) -> Void
 
-        init(query: QuerySpec, tag: Int?, hash: @escaping () -> String, onComplete: @escaping (ServerResponse) -> Void) {
+        init(query: QuerySpec, tag: Int?, hash: @escaping () -> String, onComplete: @escaping (ServerResponse) -> Void)
+        {
             self.query = query
             self.tag = tag
             self.hash = hash
@@ -225,7 +226,8 @@ final class PersistentConnection {
         listenOrder.removeAll { $0 == query }
         if isConnected {
             send(
-                .unlisten(path: query.path, query: tag == nil ? nil : query.params.wireObject, tag: tag.map { Int64($0) }),
+                .unlisten(
+                    path: query.path, query: tag == nil ? nil : query.params.wireObject, tag: tag.map { Int64($0) }),
                 handler: nil)
         }
     }
@@ -236,7 +238,8 @@ final class PersistentConnection {
             if response.status.isOK {
                 if case .array(let warnings)? = response.data?["w"], !warnings.isEmpty {
                     self.callbacks.log(
-                        "listen at \(listen.query.path) warns: \(warnings.compactMap(\.stringValue).joined(separator: ", "))")
+                        "listen at \(listen.query.path) warns: \(warnings.compactMap(\.stringValue).joined(separator: ", "))"
+                    )
                 }
             } else {
                 self.listens[listen.query] = nil

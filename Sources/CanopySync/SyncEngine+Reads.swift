@@ -43,7 +43,8 @@ extension SyncEngine {
     }
 
     private func getAnswered(
-        _ query: QuerySpec, response: ServerResponse, completion: @escaping @Sendable (Result<Node, DatabaseError>) -> Void
+        _ query: QuerySpec, response: ServerResponse,
+        completion: @escaping @Sendable (Result<Node, DatabaseError>) -> Void
     ) {
         guard response.status.isOK else {
             let failure: DatabaseError

@@ -29,7 +29,9 @@ extension SyncEngine {
         switch update(input) {
         case .abort:
             raise(serverTree.removeEventRegistration(watcher, for: query))
-            if let completion { complete { completion(TransactionCompletion(error: nil, committed: false, node: input)) } }
+            if let completion {
+                complete { completion(TransactionCompletion(error: nil, committed: false, node: input)) }
+            }
             return
         case .commit(let node):
             raw = node
@@ -98,7 +100,8 @@ extension SyncEngine {
             for transaction in batch { unwatch(transaction) }
             sendReadyTransactions()
             for transaction in batch {
-                finish(transaction, TransactionCompletion(error: nil, committed: true, node: transaction.resolvedOutput))
+                finish(
+                    transaction, TransactionCompletion(error: nil, committed: true, node: transaction.resolvedOutput))
             }
             return
         }
@@ -148,7 +151,8 @@ extension SyncEngine {
                 finished.append(
                     (
                         transaction,
-                        TransactionCompletion(error: DatabaseError(.maxRetries), committed: false, node: transaction.input)
+                        TransactionCompletion(
+                            error: DatabaseError(.maxRetries), committed: false, node: transaction.input)
                     ))
             case .run:
                 let current = serverTree.calcCompleteEventCache(at: transaction.path, excluding: excluded) ?? .empty

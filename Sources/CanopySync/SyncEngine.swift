@@ -7,7 +7,7 @@ public typealias WriteCompletion = @Sendable (DatabaseError?) -> Void
 
 /// The client engine of one database — the "repo" of client-design.md §2.1.
 ///
-/// It owns the server ``SyncTree``, the `.info` sync tree, the ``PersistentConnection``,
+/// It owns the server ``SyncTree``, the `.info` sync tree, the persistent connection,
 /// the transaction queue and the onDisconnect mirror, and turns the public operations into
 /// sync-tree calls and wire requests:
 ///

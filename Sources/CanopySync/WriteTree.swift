@@ -4,7 +4,7 @@ import CanopyTree
 /// server confirms it (client-design.md §4.1).
 ///
 /// Writes are kept in id order. The visible ones are also layered into one
-/// ``CompoundWrite``; invisible ones (transaction runs with local events off) only count
+/// ``CanopyTree/CompoundWrite``; invisible ones (transaction runs with local events off) only count
 /// when a caller asks for hidden writes too.
 public struct WriteTree: Sendable {
     /// Every pending write in id order.

@@ -18,7 +18,9 @@ struct SyncEngineConnectionTests {
         #expect(
             await connected.wait { $0.map(\.node.text) == ["false", "true", "false", "true"] },
             "connected: \(connected.items.map(\.node.text))")
-        #expect(await transports.requests.wait { listenLog($0) == ["q /r", "q /r"] }, "\(listenLog(transports.requests.items))")
+        #expect(
+            await transports.requests.wait { listenLog($0) == ["q /r", "q /r"] },
+            "\(listenLog(transports.requests.items))")
         #expect(transports.attempts >= 2)
         let (other, _) = server.makeEngine()
         _ = try await other.set("2", at: "/r")

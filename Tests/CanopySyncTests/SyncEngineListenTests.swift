@@ -18,8 +18,11 @@ struct SyncEngineListenTests {
         // Each engine sees its own write at once and the other's when it arrives, in either
         // order; each child is added exactly once.
         let expected: Set<String> = [#""hi bob""#, #""hi alice""#]
-        #expect(await aliceEvents.wait { Set($0.map(\.node.text)) == expected }, "alice: \(aliceEvents.items.map(\.node.text))")
-        #expect(await bobEvents.wait { Set($0.map(\.node.text)) == expected }, "bob: \(bobEvents.items.map(\.node.text))")
+        #expect(
+            await aliceEvents.wait { Set($0.map(\.node.text)) == expected },
+            "alice: \(aliceEvents.items.map(\.node.text))")
+        #expect(
+            await bobEvents.wait { Set($0.map(\.node.text)) == expected }, "bob: \(bobEvents.items.map(\.node.text))")
         #expect(aliceEvents.items.count == 2)
         #expect(bobEvents.items.count == 2)
         await alice.close()
@@ -50,7 +53,9 @@ struct SyncEngineListenTests {
         let (engine, transports) = server.makeEngine()
         let params = try QueryParams.default.ordered(byChild: "n").limited(toFirst: 2)
         let (events, _) = await engine.observe("/s", [.value], params: params)
-        #expect(await events.wait { $0.last?.node.text == #"{"b":{"n":1},"c":{"n":2}}"# }, "\(events.items.map(\.node.text))")
+        #expect(
+            await events.wait { $0.last?.node.text == #"{"b":{"n":1},"c":{"n":2}}"# },
+            "\(events.items.map(\.node.text))")
         let listen = transports.requests.items.compactMap { request -> ListenRequest? in
             if case .listen(let listen) = request { return listen }
             return nil
@@ -59,7 +64,9 @@ struct SyncEngineListenTests {
         #expect(listen?.query != nil)
         let (other, _) = server.makeEngine()
         _ = try await other.set(#"{"n":0}"#, at: "/s/d")
-        #expect(await events.wait { $0.last?.node.text == #"{"b":{"n":1},"d":{"n":0}}"# }, "\(events.items.map(\.node.text))")
+        #expect(
+            await events.wait { $0.last?.node.text == #"{"b":{"n":1},"d":{"n":0}}"# },
+            "\(events.items.map(\.node.text))")
         await engine.close()
         await other.close()
     }
@@ -93,9 +100,13 @@ struct SyncEngineListenTests {
         let value = try await engine.getData(QuerySpec(path: "/k"))
         #expect(value.text == "1")
         try await engine.keepSynced(QuerySpec(path: "/k"), false)
-        #expect(await transports.requests.wait { listenLog($0) == ["q /k", "n /k"] }, "\(listenLog(transports.requests.items))")
+        #expect(
+            await transports.requests.wait { listenLog($0) == ["q /k", "n /k"] },
+            "\(listenLog(transports.requests.items))")
         #expect(!transports.requests.items.contains { $0.action == "g" })
-        await #expect(throws: DatabaseError.self) { try await engine.keepSynced(QuerySpec(path: "/.info/connected"), true) }
+        await #expect(throws: DatabaseError.self) {
+            try await engine.keepSynced(QuerySpec(path: "/.info/connected"), true)
+        }
         await engine.close()
     }
 

@@ -61,7 +61,8 @@ struct SyncEngineWriteTests {
         let done = try await engine.set("2", at: "/a")
         #expect(await done.wait(forCount: 1), "no completion")
         #expect(done.items.first??.code == .permissionDenied)
-        #expect(await events.wait { $0.map(\.node.text) == ["1", "2", "1"] }, "events: \(events.items.map(\.node.text))")
+        #expect(
+            await events.wait { $0.map(\.node.text) == ["1", "2", "1"] }, "events: \(events.items.map(\.node.text))")
         await engine.close()
     }
 
