@@ -59,6 +59,10 @@ let package = Package(
             name: "CanopyJSONBenchmark",
             dependencies: ["CanopyTree"]
         ),
+        .executableTarget(
+            name: "CanopySyncBenchmark",
+            dependencies: ["CanopySync", "CanopyServer", "CanopyStorage", "CanopyWire", "CanopyTree"]
+        ),
 
         .testTarget(name: "CanopyTreeTests", dependencies: ["CanopyTree"]),
         .testTarget(name: "CanopyStorageTests", dependencies: ["CanopyStorage", "canopy-storage-crasher"]),
