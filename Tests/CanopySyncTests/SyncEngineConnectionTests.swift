@@ -73,4 +73,21 @@ struct SyncEngineConnectionTests {
         #expect(try await server.value(at: "/o") == "1")
         await engine.close()
     }
+
+    @Test("a write lost on the wire with the connection is re-sent and lands once")
+    func writeOnTheWireIsResent() async throws {
+        let server = try EngineTestServer()
+        let (engine, transports) = server.makeEngine()
+        #expect(await engine.waitUntilConnected())
+        transports.swallow { $0.action == "p" }
+        let done = try await engine.set("1", at: "/lost")
+        #expect(await transports.requests.wait { $0.contains { $0.action == "p" } })
+        transports.swallow { _ in false }
+        await transports.dropConnections()
+        #expect(await done.wait(forCount: 1))
+        #expect(done.items == [nil])
+        #expect(transports.requests.items.filter { $0.action == "p" }.count == 2)
+        #expect(try await server.value(at: "/lost") == "1")
+        await engine.close()
+    }
 }

@@ -172,4 +172,34 @@ struct SyncEngineTransactionTests {
         #expect(await events.wait { $0.last?.node.text == "9" })
         await engine.close()
     }
+
+    @Test("transactions at nested paths re-run together travel as one conditional put at their common location")
+    func nestedTransactionsShareOnePut() async throws {
+        // Started before anything is known: the first put (at /n/a, hash of nothing) is
+        // refused as stale, and then both transactions re-run and go out as one put at /n.
+        let server = try EngineTestServer(seed: #"{"n":{"a":0}}"#)
+        let (engine, transports) = server.makeEngine(startsOnline: false)
+        let done = TestRecorder<TransactionCompletion>()
+        try await engine.increment(at: "/n/a", into: done)
+        try await engine.runTransaction(
+            at: "/n",
+            update: { current in
+                var a: Int64 = 0
+                if case .int(let n)? = current.child(ChildKey("a")).leafValue { a = n }
+                return .commit(current.updatingChild(ChildKey("b"), Node(leaf: .int(a + 1))))
+            },
+            completion: { done.append($0) })
+        await engine.goOnline()
+        #expect(await done.wait(forCount: 2))
+        #expect(done.items.allSatisfy { $0.committed })
+        #expect(try await server.value(at: "/n") == #"{"a":1,"b":2}"#)
+        let puts = transports.requests.items.compactMap { request -> String? in
+            if case .put(let path, let data, let hash) = request {
+                return "\(path.wireString) \(data.serialized()) \(hash == nil ? "plain" : "conditional")"
+            }
+            return nil
+        }
+        #expect(puts == ["/n/a 1 conditional", #"/n {"a":1,"b":2} conditional"#], "puts: \(puts)")
+        await engine.close()
+    }
 }
