@@ -89,9 +89,7 @@ public final class Database: Sendable {
         }
         return instances.withLock { instances in
             if let existing = instances[key] { return existing }
-            let database = Database(
-                url: url,
-                transportFactory: WebSocketTransportFactory(configuration: WebSocketClientConfiguration()))
+            let database = Database(url: url, transportFactory: WebSocketClientTransportFactory())
             instances[key] = database
             return database
         }
