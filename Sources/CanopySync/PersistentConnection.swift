@@ -40,12 +40,18 @@ final class PersistentConnection {
         let id: Int
         let request: ClientRequest
         let onComplete: (ServerResponse) -> Void
+        /// For a get: how long it may wait for a connection.
+        let offlineTimeout: Duration?
         /// The request number while it is on the wire.
         var number: Int64?
 
-        init(id: Int, request: ClientRequest, onComplete: @escaping (ServerResponse) -> Void) {
+        init(
+            id: Int, request: ClientRequest, offlineTimeout: Duration? = nil,
+            onComplete: @escaping (ServerResponse) -> Void
+        ) {
             self.id = id
             self.request = request
+            self.offlineTimeout = offlineTimeout
             self.onComplete = onComplete
         }
 
@@ -261,12 +267,12 @@ final class PersistentConnection {
     /// Queues a get; when not connected it waits at most `offlineTimeout` for a connection,
     /// then fails with status `offline`.
     func get(_ request: ClientRequest, offlineTimeout: Duration, onComplete: @escaping (ServerResponse) -> Void) {
-        let pending = makePending(request, onComplete: onComplete)
+        let pending = makePending(request, offlineTimeout: offlineTimeout, onComplete: onComplete)
         gets.append(pending)
         if isConnected {
             sendPending(pending)
         } else {
-            startGetTimer(pending, timeout: offlineTimeout)
+            startGetTimer(pending)
         }
     }
 
@@ -289,11 +295,12 @@ final class PersistentConnection {
         }
     }
 
-    private func makePending(_ request: ClientRequest, onComplete: @escaping (ServerResponse) -> Void)
-        -> PendingRequest
-    {
+    private func makePending(
+        _ request: ClientRequest, offlineTimeout: Duration? = nil, onComplete: @escaping (ServerResponse) -> Void
+    ) -> PendingRequest {
         defer { nextPendingID += 1 }
-        return PendingRequest(id: nextPendingID, request: request, onComplete: onComplete)
+        return PendingRequest(
+            id: nextPendingID, request: request, offlineTimeout: offlineTimeout, onComplete: onComplete)
     }
 
     private func sendPending(_ pending: PendingRequest) {
@@ -306,7 +313,8 @@ final class PersistentConnection {
         }
     }
 
-    private func startGetTimer(_ pending: PendingRequest, timeout: Duration) {
+    private func startGetTimer(_ pending: PendingRequest) {
+        guard let timeout = pending.offlineTimeout else { return }
         let inputs = self.inputs
         let id = pending.id
         Task {
@@ -459,6 +467,9 @@ final class PersistentConnection {
         // Transactions' puts on the wire fail; everything else waits for the next connection.
         let lost = puts.filter { $0.number != nil && $0.isConditionalPut }
         puts.removeAll { $0.number != nil && $0.isConditionalPut }
+        // A get that was on the wire waits for the next connection, but no longer than a
+        // get made offline would.
+        for get in gets where get.number != nil { startGetTimer(get) }
         for pending in puts + gets + onDisconnects { pending.number = nil }
         for pending in lost {
             pending.onComplete(ServerResponse(status: Self.disconnectStatus, data: .string("disconnected")))

@@ -49,6 +49,25 @@ struct SyncEngineReadTests {
         await engine.close()
     }
 
+    @Test("a get lost with its connection fails within the offline wait while no connection returns")
+    func getLostWithConnection() async throws {
+        let server = try EngineTestServer(seed: #"{"b":2}"#)
+        let (engine, transports) = server.makeEngine(getOfflineTimeout: .milliseconds(200))
+        #expect(await engine.waitUntilConnected())
+        transports.swallow { $0.action == "g" }
+        let answers = TestRecorder<Result<Node, DatabaseError>>()
+        await engine.getData(QuerySpec(path: "/b")) { answers.append($0) }
+        #expect(await transports.requests.wait { $0.contains { $0.action == "g" } })
+        await engine.goOffline()
+        #expect(await answers.wait(forCount: 1), "the get hung")
+        if case .failure(let error)? = answers.items.first {
+            #expect(error.code == .offline)
+        } else {
+            Issue.record("expected an offline failure, got \(String(describing: answers.items.first))")
+        }
+        await engine.close()
+    }
+
     @Test("purgeOutstandingWrites reverts and fails pending writes, transactions and onDisconnect requests")
     func purge() async throws {
         let server = try EngineTestServer(seed: #"{"x":0}"#)
