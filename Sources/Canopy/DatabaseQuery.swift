@@ -27,12 +27,18 @@ public class DatabaseQuery: CustomStringConvertible, @unchecked Sendable {
     /// Every operation on an invalid query reports this error through its completion,
     /// cancel block or `throws`, and does nothing else.
     public let validationError: DatabaseError?
+    /// Why the location itself is invalid (a query builder error leaves it valid).
+    let locationError: DatabaseError?
 
-    init(database: Database, path: Path, params: QueryParams = .default, error: DatabaseError? = nil) {
+    init(
+        database: Database, path: Path, params: QueryParams = .default, error: DatabaseError? = nil,
+        locationError: DatabaseError? = nil
+    ) {
         self.database = database
         self.path = path
         self.params = params
         self.validationError = error
+        self.locationError = locationError
     }
 
     /// The query as the engine sees it.
@@ -41,9 +47,10 @@ public class DatabaseQuery: CustomStringConvertible, @unchecked Sendable {
     /// The URL of the query's location (FirebaseDatabase's `description()`).
     public var description: String { ref.url }
 
-    /// A reference to the query's location.
+    /// A reference to the query's location (valid even when only the query's parameters
+    /// are invalid).
     public var ref: DatabaseReference {
-        DatabaseReference(database: database, path: path, error: validationError)
+        DatabaseReference(database: database, path: path, error: locationError)
     }
 
     // MARK: - Observing
@@ -346,7 +353,8 @@ public class DatabaseQuery: CustomStringConvertible, @unchecked Sendable {
             return DatabaseQuery(database: database, path: path, params: try change(params))
         } catch {
             return DatabaseQuery(
-                database: database, path: path, params: params, error: DatabaseError(validating: error))
+                database: database, path: path, params: params, error: DatabaseError(validating: error),
+                locationError: locationError)
         }
     }
 

@@ -18,7 +18,7 @@ public final class DatabaseReference: DatabaseQuery, @unchecked Sendable {
     // No stored properties beyond DatabaseQuery's immutable ones.
 
     init(database: Database, path: Path, error: DatabaseError? = nil) {
-        super.init(database: database, path: path, params: .default, error: error)
+        super.init(database: database, path: path, params: .default, error: error, locationError: error)
     }
 
     // MARK: - Navigation

@@ -74,7 +74,10 @@ import Testing
             let error = try #require(query.validationError, "\(message)")
             #expect(error.code == .invalidArgument)
             #expect(error.message.contains(message), "\(error.message)")
+            // The location stays usable.
+            #expect(query.ref.validationError == nil)
         }
+        #expect(database.reference(withPath: "a#b").queryLimited(toFirst: 1).ref.validationError != nil)
         // The observer's cancel block gets the error; nothing is attached.
         let log = EventLog<String>()
         ref.queryLimited(toLast: 0).observe(
