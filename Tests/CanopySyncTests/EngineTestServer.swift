@@ -26,7 +26,7 @@ struct EngineTestServer {
 
     /// A new engine for namespace `test` and the factory recording its requests.
     func makeEngine(
-        startsOnline: Bool = true, getOfflineTimeout: Duration = .milliseconds(300),
+        startsOnline: Bool = true, getOfflineTimeout: Duration = .seconds(15),
         credential: AuthCredential? = nil, host: String = "server",
         writeQueue: any WriteQueueStore = MemoryWriteQueueStore()
     ) -> (SyncEngine, RecordingTransportFactory) {

@@ -74,20 +74,34 @@ struct SyncEngineConnectionTests {
         await engine.close()
     }
 
-    @Test("a write lost on the wire with the connection is re-sent and lands once")
-    func writeOnTheWireIsResent() async throws {
+    @Test("writes lost on the wire with a dropped connection are re-sent after the listens, in order, once")
+    func writesOnTheWireAreResent() async throws {
         let server = try EngineTestServer()
         let (engine, transports) = server.makeEngine()
-        #expect(await engine.waitUntilConnected())
-        transports.swallow { $0.action == "p" }
-        let done = try await engine.set("1", at: "/lost")
-        #expect(await transports.requests.wait { $0.contains { $0.action == "p" } })
+        let (events, _) = await engine.observe("/lost")
+        #expect(await events.wait(forCount: 1))
+        transports.swallow { $0.action == "p" || $0.action == "m" }
+        let done = TestRecorder<DatabaseError?>()
+        for index in 1...3 {
+            try await engine.setValue(Node(leaf: .int(Int64(index))), at: Path("/lost/\(index)")) { done.append($0) }
+        }
+        try await engine.updateChildValues([(Path("4"), Node(leaf: .int(4)))], at: "/lost") { done.append($0) }
+        #expect(await transports.requests.wait { $0.filter { ["p", "m"].contains($0.action) }.count == 4 })
         transports.swallow { _ in false }
         await transports.dropConnections()
-        #expect(await done.wait(forCount: 1))
-        #expect(done.items == [nil])
-        #expect(transports.requests.items.filter { $0.action == "p" }.count == 2)
-        #expect(try await server.value(at: "/lost") == "1")
+        #expect(await done.wait(forCount: 4))
+        #expect(done.items.allSatisfy { $0 == nil })
+        let log = transports.requests.items.compactMap { request -> String? in
+            switch request {
+            case .listen(let listen): return "q \(listen.path.wireString)"
+            case .put(let path, _, _): return "p \(path.wireString)"
+            case .merge(let path, _): return "m \(path.wireString)"
+            default: return nil
+            }
+        }
+        let once = ["p /lost/1", "p /lost/2", "p /lost/3", "m /lost"]
+        #expect(log == ["q /lost"] + once + ["q /lost"] + once, "\(log)")
+        #expect(try await server.value(at: "/lost") == #"{"1":1,"2":2,"3":3,"4":4}"#)
         await engine.close()
     }
 }
