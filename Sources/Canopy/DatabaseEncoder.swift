@@ -47,58 +47,68 @@ public struct DatabaseEncoder: Sendable {
 }
 
 /// A value being built by the encoder: a finished value or a container filled in later.
+/// Containers are mutated in place (no copy per member).
 private final class EncodedValue {
-    enum Content {
+    enum Kind {
         case pending
         case value(JSONValue)
-        case object([String: EncodedValue], order: [String])
-        case array([EncodedValue])
+        case object
+        case array
     }
 
-    var content: Content = .pending
+    var kind: Kind = .pending
+    private var members: [String: EncodedValue] = [:]
+    private var order: [String] = []
+    private var elements: [EncodedValue] = []
+
+    /// Sets a finished value.
+    func set(_ value: JSONValue) {
+        kind = .value(value)
+    }
+
+    /// The number of elements, for an array.
+    var count: Int { elements.count }
 
     func json() -> JSONValue {
-        switch content {
+        switch kind {
         case .pending: return .null
         case .value(let value): return value
-        case .object(let members, let order):
-            return .object(order.compactMap { key in members[key].map { JSONMember(key, $0.json()) } })
-        case .array(let elements): return .array(elements.map { $0.json() })
+        case .object:
+            var result: [JSONMember] = []
+            result.reserveCapacity(order.count)
+            for key in order {
+                if let member = members[key] { result.append(JSONMember(key, member.json())) }
+            }
+            return .object(result)
+        case .array:
+            return .array(elements.map { $0.json() })
         }
     }
 
     func objectChild(_ key: String) -> EncodedValue {
-        var members: [String: EncodedValue] = [:]
-        var order: [String] = []
-        if case .object(let existing, let existingOrder) = content {
-            members = existing
-            order = existingOrder
-        }
+        becomeObject()
         if let child = members[key] { return child }
         let child = EncodedValue()
         members[key] = child
         order.append(key)
-        content = .object(members, order: order)
         return child
     }
 
     func appendElement() -> EncodedValue {
-        var elements: [EncodedValue] = []
-        if case .array(let existing) = content { elements = existing }
+        becomeArray()
         let child = EncodedValue()
         elements.append(child)
-        content = .array(elements)
         return child
     }
 
     func becomeObject() {
-        if case .object = content { return }
-        content = .object([:], order: [])
+        if case .object = kind { return }
+        kind = .object
     }
 
     func becomeArray() {
-        if case .array = content { return }
-        content = .array([])
+        if case .array = kind { return }
+        kind = .array
     }
 }
 
@@ -134,7 +144,7 @@ private final class EncodingState: Encoder {
     /// Encodes `value` into ``target``, applying the special cases for dates, data and URLs.
     func encodeValue<T: Encodable>(_ value: T) throws {
         if let json = try specialJSON(value) {
-            target.content = .value(json)
+            target.set(json)
         } else {
             try value.encode(to: self)
         }
@@ -191,25 +201,25 @@ private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
 
     private func slot(_ key: Key) -> EncodedValue { encoder.target.objectChild(key.stringValue) }
 
-    mutating func encodeNil(forKey key: Key) throws { slot(key).content = .value(.null) }
-    mutating func encode(_ value: Bool, forKey key: Key) throws { slot(key).content = .value(.bool(value)) }
-    mutating func encode(_ value: String, forKey key: Key) throws { slot(key).content = .value(.string(value)) }
+    mutating func encodeNil(forKey key: Key) throws { slot(key).set(.null) }
+    mutating func encode(_ value: Bool, forKey key: Key) throws { slot(key).set(.bool(value)) }
+    mutating func encode(_ value: String, forKey key: Key) throws { slot(key).set(.string(value)) }
     mutating func encode(_ value: Double, forKey key: Key) throws {
-        slot(key).content = .value(try encoder.check(value))
+        slot(key).set(try encoder.check(value))
     }
     mutating func encode(_ value: Float, forKey key: Key) throws {
-        slot(key).content = .value(try encoder.check(Double(value)))
+        slot(key).set(try encoder.check(Double(value)))
     }
-    mutating func encode(_ value: Int, forKey key: Key) throws { slot(key).content = .value(encoder.integer(value)) }
-    mutating func encode(_ value: Int8, forKey key: Key) throws { slot(key).content = .value(encoder.integer(value)) }
-    mutating func encode(_ value: Int16, forKey key: Key) throws { slot(key).content = .value(encoder.integer(value)) }
-    mutating func encode(_ value: Int32, forKey key: Key) throws { slot(key).content = .value(encoder.integer(value)) }
-    mutating func encode(_ value: Int64, forKey key: Key) throws { slot(key).content = .value(encoder.integer(value)) }
-    mutating func encode(_ value: UInt, forKey key: Key) throws { slot(key).content = .value(encoder.integer(value)) }
-    mutating func encode(_ value: UInt8, forKey key: Key) throws { slot(key).content = .value(encoder.integer(value)) }
-    mutating func encode(_ value: UInt16, forKey key: Key) throws { slot(key).content = .value(encoder.integer(value)) }
-    mutating func encode(_ value: UInt32, forKey key: Key) throws { slot(key).content = .value(encoder.integer(value)) }
-    mutating func encode(_ value: UInt64, forKey key: Key) throws { slot(key).content = .value(encoder.integer(value)) }
+    mutating func encode(_ value: Int, forKey key: Key) throws { slot(key).set(encoder.integer(value)) }
+    mutating func encode(_ value: Int8, forKey key: Key) throws { slot(key).set(encoder.integer(value)) }
+    mutating func encode(_ value: Int16, forKey key: Key) throws { slot(key).set(encoder.integer(value)) }
+    mutating func encode(_ value: Int32, forKey key: Key) throws { slot(key).set(encoder.integer(value)) }
+    mutating func encode(_ value: Int64, forKey key: Key) throws { slot(key).set(encoder.integer(value)) }
+    mutating func encode(_ value: UInt, forKey key: Key) throws { slot(key).set(encoder.integer(value)) }
+    mutating func encode(_ value: UInt8, forKey key: Key) throws { slot(key).set(encoder.integer(value)) }
+    mutating func encode(_ value: UInt16, forKey key: Key) throws { slot(key).set(encoder.integer(value)) }
+    mutating func encode(_ value: UInt32, forKey key: Key) throws { slot(key).set(encoder.integer(value)) }
+    mutating func encode(_ value: UInt64, forKey key: Key) throws { slot(key).set(encoder.integer(value)) }
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
         try encoder.nested(key, target: slot(key)).encodeValue(value)
     }
@@ -235,31 +245,28 @@ private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
 private struct UnkeyedContainer: UnkeyedEncodingContainer {
     let encoder: EncodingState
     var codingPath: [any CodingKey] { encoder.codingPath }
-    var count: Int {
-        if case .array(let elements) = encoder.target.content { return elements.count }
-        return 0
-    }
+    var count: Int { encoder.target.count }
 
     private func next() -> (EncodedValue, IndexKey) {
         let key = IndexKey(index: count)
         return (encoder.target.appendElement(), key)
     }
 
-    mutating func encodeNil() throws { next().0.content = .value(.null) }
-    mutating func encode(_ value: Bool) throws { next().0.content = .value(.bool(value)) }
-    mutating func encode(_ value: String) throws { next().0.content = .value(.string(value)) }
-    mutating func encode(_ value: Double) throws { next().0.content = .value(try encoder.check(value)) }
-    mutating func encode(_ value: Float) throws { next().0.content = .value(try encoder.check(Double(value))) }
-    mutating func encode(_ value: Int) throws { next().0.content = .value(encoder.integer(value)) }
-    mutating func encode(_ value: Int8) throws { next().0.content = .value(encoder.integer(value)) }
-    mutating func encode(_ value: Int16) throws { next().0.content = .value(encoder.integer(value)) }
-    mutating func encode(_ value: Int32) throws { next().0.content = .value(encoder.integer(value)) }
-    mutating func encode(_ value: Int64) throws { next().0.content = .value(encoder.integer(value)) }
-    mutating func encode(_ value: UInt) throws { next().0.content = .value(encoder.integer(value)) }
-    mutating func encode(_ value: UInt8) throws { next().0.content = .value(encoder.integer(value)) }
-    mutating func encode(_ value: UInt16) throws { next().0.content = .value(encoder.integer(value)) }
-    mutating func encode(_ value: UInt32) throws { next().0.content = .value(encoder.integer(value)) }
-    mutating func encode(_ value: UInt64) throws { next().0.content = .value(encoder.integer(value)) }
+    mutating func encodeNil() throws { next().0.set(.null) }
+    mutating func encode(_ value: Bool) throws { next().0.set(.bool(value)) }
+    mutating func encode(_ value: String) throws { next().0.set(.string(value)) }
+    mutating func encode(_ value: Double) throws { next().0.set(try encoder.check(value)) }
+    mutating func encode(_ value: Float) throws { next().0.set(try encoder.check(Double(value))) }
+    mutating func encode(_ value: Int) throws { next().0.set(encoder.integer(value)) }
+    mutating func encode(_ value: Int8) throws { next().0.set(encoder.integer(value)) }
+    mutating func encode(_ value: Int16) throws { next().0.set(encoder.integer(value)) }
+    mutating func encode(_ value: Int32) throws { next().0.set(encoder.integer(value)) }
+    mutating func encode(_ value: Int64) throws { next().0.set(encoder.integer(value)) }
+    mutating func encode(_ value: UInt) throws { next().0.set(encoder.integer(value)) }
+    mutating func encode(_ value: UInt8) throws { next().0.set(encoder.integer(value)) }
+    mutating func encode(_ value: UInt16) throws { next().0.set(encoder.integer(value)) }
+    mutating func encode(_ value: UInt32) throws { next().0.set(encoder.integer(value)) }
+    mutating func encode(_ value: UInt64) throws { next().0.set(encoder.integer(value)) }
     mutating func encode<T: Encodable>(_ value: T) throws {
         let (slot, key) = next()
         try encoder.nested(key, target: slot).encodeValue(value)
@@ -288,7 +295,7 @@ private struct SingleValueContainer: SingleValueEncodingContainer {
     let encoder: EncodingState
     var codingPath: [any CodingKey] { encoder.codingPath }
 
-    private func set(_ json: JSONValue) { encoder.target.content = .value(json) }
+    private func set(_ json: JSONValue) { encoder.target.set(json) }
 
     mutating func encodeNil() throws { set(.null) }
     mutating func encode(_ value: Bool) throws { set(.bool(value)) }

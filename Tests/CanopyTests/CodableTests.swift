@@ -54,6 +54,17 @@ struct Post: Codable, Equatable {
         #expect(throws: DecodingError.self) { try decoder.decode(Author.self, from: ["name": "x"]) }
     }
 
+    @Test func largeCollectionsRoundTrip() throws {
+        var authors: [String: Author] = [:]
+        for index in 0..<2_000 { authors["a\(index)"] = Author(name: "n\(index)", age: index) }
+        let lists = (0..<50).map { row in (0..<40).map { row * 40 + $0 } }
+        let encoded = try Database.Encoder().encode(authors)
+        #expect((encoded as? [String: Any])?.count == 2_000)
+        #expect(try Database.Decoder().decode([String: Author].self, from: encoded) == authors)
+        let encodedLists = try Database.Encoder().encode(lists)
+        #expect(try Database.Decoder().decode([[Int]].self, from: encodedLists) == lists)
+    }
+
     @Test func encoderRejectsNonFiniteNumbers() {
         #expect(throws: EncodingError.self) { try Database.Encoder().encode(["x": Double.nan]) }
     }
