@@ -15,12 +15,25 @@ public struct ChildKey: Sendable {
     public let string: String
     /// The key's value when it is an integer key.
     public let integerValue: Int32?
+    /// -1 for ``min``, 1 for ``max``, 0 for every other key: lets comparisons order the
+    /// sentinels without comparing text.
+    @usableFromInline let sentinelRank: Int8
 
     /// Creates a key from its text.
     public init(_ string: String) {
         self.string = string
         self.integerValue = ChildKey.parseInteger(string)
+        if CodeUnitOrder.equal(string, ChildKey.minName) {
+            sentinelRank = -1
+        } else if CodeUnitOrder.equal(string, ChildKey.maxName) {
+            sentinelRank = 1
+        } else {
+            sentinelRank = 0
+        }
     }
+
+    private static let minName = "[MIN_NAME]"
+    private static let maxName = "[MAX_NAME]"
 
     /// The sentinel that sorts before every key (`[MIN_NAME]` on the wire).
     public static let min = ChildKey("[MIN_NAME]")
@@ -30,7 +43,7 @@ public struct ChildKey: Sendable {
     public static let priority = ChildKey(".priority")
 
     /// Whether this key is one of the sentinels ``min`` or ``max``.
-    public var isSentinel: Bool { self == .min || self == .max }
+    public var isSentinel: Bool { sentinelRank != 0 }
     /// Whether this key is the `.priority` pseudo-child.
     public var isPriority: Bool { self == .priority }
 
@@ -78,9 +91,8 @@ extension ChildKey: Comparable {
 
     /// Three-way key order: negative, zero or positive.
     public static func compare(_ a: ChildKey, _ b: ChildKey) -> Int {
-        if a == b { return 0 }
-        if a == .min || b == .max { return -1 }
-        if b == .min || a == .max { return 1 }
+        if a.sentinelRank != b.sentinelRank { return a.sentinelRank < b.sentinelRank ? -1 : 1 }
+        if a.sentinelRank != 0 { return 0 }
         switch (a.integerValue, b.integerValue) {
         case (let x?, let y?):
             if x != y { return x < y ? -1 : 1 }

@@ -47,6 +47,11 @@ public enum CodeUnitOrder {
     /// Whether two strings have identical code units.
     @inlinable
     public static func equal(_ a: String, _ b: String) -> Bool {
-        a.utf8.elementsEqual(b.utf8)
+        guard a.utf8.count == b.utf8.count else { return false }
+        var a = a
+        var b = b
+        return a.withUTF8 { ua in
+            b.withUTF8 { ub in ua.elementsEqual(ub) }
+        }
     }
 }
