@@ -17,16 +17,24 @@ public struct EventGenerator: Sendable {
         for changes: [Change], eventCache: Node, registrations: [any EventRegistration]
     ) -> [Event] {
         let index = query.params.index
-        var all = changes
-        for change in changes where change.type == .childChanged {
-            if let key = change.childKey, let old = change.oldNode, index.indexedValueChanged(from: old, to: change.node) {
-                all.append(.childMoved(key, change.node))
+        // Only the types some registration wants produce events; the others (for example
+        // child changes under a value-only listener) need neither sorting nor predecessors.
+        let wanted = Set(EventGenerator.order.filter { type in registrations.contains { $0.responds(to: type) } })
+        guard !wanted.isEmpty else { return [] }
+        var all = changes.filter { wanted.contains($0.type) }
+        if wanted.contains(.childMoved) {
+            for change in changes where change.type == .childChanged {
+                if let key = change.childKey, let old = change.oldNode,
+                    index.indexedValueChanged(from: old, to: change.node)
+                {
+                    all.append(.childMoved(key, change.node))
+                }
             }
         }
         let needingPrevious = all.filter { $0.type != .value && $0.type != .childRemoved }.count
         var predecessors = PredecessorLookup(eventCache: eventCache, index: index, lookups: needingPrevious)
         var events: [Event] = []
-        for type in EventGenerator.order {
+        for type in EventGenerator.order where wanted.contains(type) {
             var ofType = all.filter { $0.type == type }
             if type != .value {
                 ofType.sort { a, b in
