@@ -89,13 +89,15 @@ public actor SyncEngine {
         inputs.yield(.start)
     }
 
-    /// Stops the engine: closes the connection for good, stops handling inputs and
-    /// releases the collaborators' references to the engine. Observers get no further
-    /// events.
+    /// Stops the engine: closes the connection for good, stops handling inputs, finishes
+    /// the ``writeStatuses()`` streams and releases the collaborators' references to the
+    /// engine. Observers get no further server events.
     public func close() {
         wire()
         connection.interrupt("closed")
         inputs.finish()
+        for continuation in statusContinuations.values { continuation.finish() }
+        statusContinuations = [:]
         connection.callbacks = PersistentConnection.Callbacks()
         listenProvider.raise = { _ in }
         listenProvider.listenFailed = { _, _, _ in }

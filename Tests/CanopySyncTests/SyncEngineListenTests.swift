@@ -126,6 +126,22 @@ struct SyncEngineListenTests {
         await engine.close()
     }
 
+    @Test("offline, a single value event fires at once from a complete cache; .info reads locally")
+    func singleValueOffline() async throws {
+        let server = try EngineTestServer(seed: #"{"c":1}"#)
+        let (engine, _) = server.makeEngine()
+        let (events, _) = await engine.observe("/c")
+        #expect(await events.wait(forCount: 1))
+        await engine.goOffline()
+        let single = TestRecorder<RaisedEvent>()
+        let registration = ObserverRegistration(eventTypes: [.value], isSingleEvent: true) { single.append($0) }
+        await engine.addObserver(registration, for: QuerySpec(path: "/c"))
+        #expect(await single.wait(forCount: 1))
+        #expect(single.items.first?.node.text == "1")
+        #expect(try await engine.getData(QuerySpec(path: "/.info/connected")).text == "false")
+        await engine.close()
+    }
+
     @Test(".info/connected goes false → true → false → true across goOffline and goOnline")
     func infoConnected() async throws {
         let server = try EngineTestServer()
