@@ -63,6 +63,10 @@ let package = Package(
             name: "CanopySyncBenchmark",
             dependencies: ["CanopySync", "CanopyServer", "CanopyStorage", "CanopyWire", "CanopyTree"]
         ),
+        .executableTarget(
+            name: "CanopyWebSocketBenchmark",
+            dependencies: ["CanopyWebSocket", "CanopyServer", "CanopyStorage", "CanopyWire"]
+        ),
 
         .testTarget(name: "CanopyTreeTests", dependencies: ["CanopyTree"]),
         .testTarget(name: "CanopyStorageTests", dependencies: ["CanopyStorage", "canopy-storage-crasher"]),

@@ -12,13 +12,20 @@ struct ProcessMemory {
     /// unavailable.
     static func read(pid: String = "self") -> ProcessMemory? {
         // /proc files report size 0, so read until end of file rather than by size.
-        guard let handle = FileHandle(forReadingAtPath: "/proc/\(pid)/status"),
-            let data = try? handle.readToEnd(), let text = String(data: data, encoding: .utf8)
-        else { return nil }
-        try? handle.close()
+        let descriptor = open("/proc/\(pid)/status", O_RDONLY)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+            guard count > 0 else { break }
+            bytes += buffer[..<count]
+        }
+        let text = String(decoding: bytes, as: UTF8.self)
         var fields: [String: Int] = [:]
         for line in text.split(separator: "\n") where line.hasPrefix("VmRSS:") || line.hasPrefix("VmHWM:") {
-            let parts = line.split(separator: " ", omittingEmptySubsequences: true)
+            let parts = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
             if parts.count >= 2, let value = Int(parts[1]) { fields[String(parts[0])] = value }
         }
         guard let rss = fields["VmRSS:"], let hwm = fields["VmHWM:"] else { return nil }
