@@ -36,7 +36,7 @@ import Synchronization
 /// (``DatabaseReference/child(_:)``, `queryOrdered…`, `queryStarting…`) return a reference or
 /// query that carries the error in ``DatabaseQuery/validationError``; every operation on it
 /// reports that error. Fire-and-forget calls without any channel drop the operation and
-/// write the error to the log (see ``setLoggingEnabled(_:)``).
+/// write the error to standard error (always, not only with ``setLoggingEnabled(_:)``).
 public final class Database: Sendable {
     /// The Codable encoder used by ``DatabaseReference/setValue(from:encoder:completion:)``.
     public typealias Encoder = DatabaseEncoder
@@ -118,13 +118,21 @@ public final class Database: Sendable {
         live.withLock { $0.compactMap(\.database) }
     }
 
-    /// Whether diagnostic messages (dropped invalid writes, listen warnings) are printed.
+    /// Whether diagnostic messages of the engine (listen warnings, server errors) are
+    /// printed. Warnings about dropped invalid input are printed either way.
     public static func setLoggingEnabled(_ enabled: Bool) {
         logging.store(enabled, ordering: .relaxed)
     }
 
     /// The library version.
     public static func sdkVersion() -> String { "0.1.0" }
+
+    /// Writes `message` to standard error, whether or not logging is enabled: for input that
+    /// was dropped because the call had no completion or cancel block to report it to, and
+    /// for settings ignored because they came too late.
+    static func warn(_ message: String) {
+        FileHandle.standardError.write(Data(("[Canopy] warning: " + message + "\n").utf8))
+    }
 
     /// Writes `message` to standard error when logging is enabled.
     static func log(_ message: @autoclosure () -> String) {
@@ -149,13 +157,13 @@ public final class Database: Sendable {
     /// Current behaviour: recorded, but the client keeps everything in memory — nothing
     /// survives a restart yet. Disk persistence takes effect when the persistence work of
     /// the engine lands. Like FirebaseDatabase, only a value set before first use counts;
-    /// later changes are ignored (and logged).
+    /// later changes are ignored (with a warning on standard error).
     public var isPersistenceEnabled: Bool {
         get { settings.withLock { $0.isPersistenceEnabled } }
         set {
             settings.withLock { settings in
                 guard settings.mailbox == nil else {
-                    Database.log("isPersistenceEnabled changed after first use; ignored")
+                    Database.warn("isPersistenceEnabled changed after first use; ignored")
                     return
                 }
                 settings.isPersistenceEnabled = newValue
@@ -173,7 +181,7 @@ public final class Database: Sendable {
         set {
             settings.withLock { settings in
                 guard settings.mailbox == nil else {
-                    Database.log("persistenceCacheSizeBytes changed after first use; ignored")
+                    Database.warn("persistenceCacheSizeBytes changed after first use; ignored")
                     return
                 }
                 settings.persistenceCacheSizeBytes = min(max(newValue, 1024 * 1024), 100 * 1024 * 1024)
@@ -184,11 +192,12 @@ public final class Database: Sendable {
     /// Connects to a local server (`canopy serve`, the Firebase emulator) at `host:port`
     /// over plain HTTP/websockets instead of the URL's host, keeping the namespace.
     ///
-    /// Must be called before first use; later calls are ignored (and logged).
+    /// Must be called before first use; later calls are ignored (with a warning on standard
+    /// error).
     public func useEmulator(withHost host: String, port: Int) {
         settings.withLock { settings in
             guard settings.mailbox == nil else {
-                Database.log("useEmulator(withHost:port:) called after first use; ignored")
+                Database.warn("useEmulator(withHost:port:) called after first use; ignored")
                 return
             }
             if case .success(let location) = settings.location {

@@ -166,10 +166,10 @@ public class DatabaseQuery: CustomStringConvertible, @unchecked Sendable {
 
     /// Keeps this query's data synchronized (listened to and cached) even without
     /// observers, or stops doing so. Observers are unaffected. `.info` locations cannot be
-    /// kept synced (the error is logged).
+    /// kept synced (a warning is written to standard error).
     public func keepSynced(_ keepSynced: Bool) {
         if let error = validationError ?? infoPinError() {
-            Database.log("keepSynced(\(keepSynced)) ignored: \(error.message)")
+            Database.warn("keepSynced(\(keepSynced)) ignored: \(error.message)")
             return
         }
         let spec = self.spec
@@ -177,7 +177,7 @@ public class DatabaseQuery: CustomStringConvertible, @unchecked Sendable {
             do {
                 try await engine.keepSynced(spec, keepSynced)
             } catch {
-                Database.log("keepSynced(\(keepSynced)) ignored: \(DatabaseError(validating: error).message)")
+                Database.warn("keepSynced(\(keepSynced)) ignored: \(DatabaseError(validating: error).message)")
             }
         }
     }
@@ -411,7 +411,7 @@ public class DatabaseQuery: CustomStringConvertible, @unchecked Sendable {
             if let onCancel {
                 database.deliver { onCancel(validationError) }
             } else {
-                Database.log("observe(\(eventType)) at \(path.wireString) dropped: \(validationError.message)")
+                Database.warn("observe(\(eventType)) at \(path.wireString) dropped: \(validationError.message)")
             }
             return handle
         }

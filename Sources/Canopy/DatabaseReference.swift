@@ -12,8 +12,8 @@ import Foundation
 /// see them before the server answers — and reach the server in call order.
 ///
 /// Invalid input (keys, paths, values, priorities) is never queued and never crashes: it
-/// is thrown by the `async` forms, passed to completion blocks, and logged by the
-/// fire-and-forget forms (see ``Database``, "Invalid input").
+/// is thrown by the `async` forms, passed to completion blocks, and written to standard
+/// error by the fire-and-forget forms (see ``Database``, "Invalid input").
 public final class DatabaseReference: DatabaseQuery, @unchecked Sendable {
     // No stored properties beyond DatabaseQuery's immutable ones.
 
@@ -319,8 +319,11 @@ public final class DatabaseReference: DatabaseQuery, @unchecked Sendable {
         do {
             path = try writablePath()
         } catch {
-            Database.log("runTransactionBlock at \(self.path.wireString) dropped: \(error.message)")
-            if let completion { database.deliver { completion(error, false, nil) } }
+            if let completion {
+                database.deliver { completion(error, false, nil) }
+            } else {
+                Database.warn("runTransactionBlock at \(self.path.wireString) dropped: \(error.message)")
+            }
             return
         }
         let invalidResult = TransactionValidation()
@@ -529,8 +532,11 @@ public final class DatabaseReference: DatabaseQuery, @unchecked Sendable {
         do {
             value = try validatedWrite(validate)
         } catch {
-            Database.log("\(name) at \(path.wireString) dropped: \(error.message)")
-            if let completion { database.deliver { completion(error, self) } }
+            if let completion {
+                database.deliver { completion(error, self) }
+            } else {
+                Database.warn("\(name) at \(path.wireString) dropped: \(error.message)")
+            }
             return
         }
         post(value) { error in completion?(error, self) }
