@@ -11,7 +11,9 @@ final class HTTPExchange: @unchecked Sendable {
     }
 
     private enum WriteStep {
-        case headers(status: Int, headers: [HTTPHeader], contentLength: Int?)
+        /// The status line and headers; `final` when nothing follows them (an empty complete
+        /// body), so the transaction completes in the same callback.
+        case headers(status: Int, headers: [HTTPHeader], contentLength: Int?, final: Bool)
         case chunk([UInt8], final: Bool)
         case end
         case idle
@@ -38,6 +40,9 @@ final class HTTPExchange: @unchecked Sendable {
     // Service thread only.
     private(set) var wsi: OpaquePointer?
     private var rejected = false
+    /// Whether the handler was started: libwebsockets repeats the body-completion callback
+    /// while a pipelined request waits behind this one, and the handler runs once.
+    private var dispatched = false
     /// Whether the request announced a body with `Content-Length` (still to be received).
     let expectsBody: Bool
     /// Whether the request announced a chunked body, which this host does not accept.
@@ -93,10 +98,11 @@ final class HTTPExchange: @unchecked Sendable {
         finish()
     }
 
-    /// Starts the handler on a Swift task unless the request was already answered (service
-    /// thread). The service thread does not wait.
+    /// Starts the handler on a Swift task unless the request was already answered or handed
+    /// over (service thread). The service thread does not wait.
     func dispatch(to handler: any HTTPHandler) {
-        guard !rejected else { return }
+        guard !rejected, !dispatched else { return }
+        dispatched = true
         let request = request
         let task = Task { [self] in
             let response = await handler.respond(to: request)
@@ -108,18 +114,19 @@ final class HTTPExchange: @unchecked Sendable {
     private func deliver(_ response: HTTPResponse) async {
         switch response {
         case .complete(let status, let headers, let body):
-            accept(status: status, headers: headers, contentLength: body.count, kind: .complete)
-            var offset = 0
             var pieces: [[UInt8]] = []
-            while offset < body.count {
-                let end = min(offset + Self.chunkSize, body.count)
-                pieces.append(Array(body[offset..<end]))
-                offset = end
-            }
             if !omitsBody {
-                for piece in pieces { enqueue(piece) }
+                var offset = 0
+                while offset < body.count {
+                    let end = min(offset + Self.chunkSize, body.count)
+                    pieces.append(Array(body[offset..<end]))
+                    offset = end
+                }
             }
-            finish()
+            // Head, body and end in one step: the write of the response's last byte must also
+            // complete the transaction, or a keep-alive client's next request can arrive while
+            // libwebsockets still counts it as part of this one.
+            accept(status: status, headers: headers, contentLength: body.count, kind: .complete, body: pieces)
         case .stream(let status, let headers, let body):
             accept(status: status, headers: headers, contentLength: nil, kind: .stream)
             for await chunk in body {
@@ -129,11 +136,16 @@ final class HTTPExchange: @unchecked Sendable {
         }
     }
 
-    private func accept(status: Int, headers: [HTTPHeader], contentLength: Int?, kind: Body) {
+    /// Sets the response head; with `body`, also the whole body, and ends the response.
+    private func accept(status: Int, headers: [HTTPHeader], contentLength: Int?, kind: Body, body: [[UInt8]]? = nil) {
         let filtered = headers.filter { $0.name != "content-length" && $0.name != "transfer-encoding" }
         lock.withLock {
             head = (status, filtered, contentLength)
             bodyKind = kind
+            if let body, !closed {
+                chunks.append(contentsOf: body.filter { !$0.isEmpty })
+                finished = true
+            }
         }
         kick()
     }
@@ -194,7 +206,9 @@ final class HTTPExchange: @unchecked Sendable {
             }
             if !headSent {
                 headSent = true
-                return .headers(status: head.status, headers: head.headers, contentLength: head.contentLength)
+                let final = finished && chunkHead >= chunks.count && bodyKind == .complete
+                return .headers(
+                    status: head.status, headers: head.headers, contentLength: head.contentLength, final: final)
             }
             if chunkHead < chunks.count {
                 let chunk = chunks[chunkHead]
@@ -213,8 +227,9 @@ final class HTTPExchange: @unchecked Sendable {
         switch step {
         case .idle:
             return 0
-        case .headers(let status, let headers, let contentLength):
+        case .headers(let status, let headers, let contentLength, let final):
             if writeHeaders(wsi, status: status, headers: headers, contentLength: contentLength) != 0 { return -1 }
+            if final { return completeTransaction(wsi) }
             lws_callback_on_writable(wsi)
             return 0
         case .chunk(var chunk, let final):
