@@ -1,11 +1,43 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds everything once, runs the whole test suite and
-# builds the documentation (failing on any DocC warning).
+# Installs what is missing, builds everything once, runs the whole test suite (Swift tests,
+# then the interop suite: the official Python Admin SDK against `canopy serve`) and builds
+# the documentation (failing on any DocC warning). Every step runs even when an earlier one
+# fails; a summary at the end names each step's result, and any failure fails the script.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 export PATH="/opt/swift/usr/bin:$PATH"
 
 swift build --build-tests
-swift test --skip-build 2>&1 | tee .build/test-output.txt
-scripts/docs.sh
+
+results=()
+failures=0
+step() {
+    local name=$1 status=0
+    shift
+    echo "== $name"
+    "$@" || status=$?
+    if ((status == 0)); then
+        results+=("ok      $name")
+    else
+        results+=("FAILED  $name (exit status $status)")
+        failures=$((failures + 1))
+    fi
+}
+swift_tests() { swift test --skip-build 2>&1 | tee .build/test-output.txt; }
+interop_tests() { scripts/interop.sh 2>&1 | tee .build/interop-output.txt; }
+
+step "swift test" swift_tests
+step "interop (firebase-admin against canopy serve)" interop_tests
+step "documentation" scripts/docs.sh
+
+echo
+echo "== summary"
+grep -hE 'Test run with [0-9]+ tests?.* (passed|failed)|Executed [0-9]+ tests?, with' .build/test-output.txt || echo "swift test: no summary line (see .build/test-output.txt)"
+grep -hE '^[0-9]+ (passed|failed)|[0-9]+ (passed|failed|errors?)[ ,].* in [0-9.]+s|no tests ran' .build/interop-output.txt | tail -1 || echo "interop: no summary line (see .build/interop-output.txt)"
+printf '%s\n' "${results[@]}"
+if ((failures)); then
+    echo "test.sh: $failures step(s) FAILED" >&2
+    exit 1
+fi
+echo "test.sh: all steps passed"
