@@ -31,10 +31,15 @@ step "swift test" swift_tests
 step "interop (firebase-admin against canopy serve)" interop_tests
 step "documentation" scripts/docs.sh
 
+summary_line() {
+    local label=$1 pattern=$2 file=$3 line
+    line=$(grep -hE "$pattern" "$file" 2>/dev/null | tail -1) || line="no summary line (see $file)"
+    echo "$label: $line"
+}
 echo
 echo "== summary"
-grep -hE 'Test run with [0-9]+ tests?.* (passed|failed)|Executed [0-9]+ tests?, with' .build/test-output.txt || echo "swift test: no summary line (see .build/test-output.txt)"
-grep -hE '^[0-9]+ (passed|failed)|[0-9]+ (passed|failed|errors?)[ ,].* in [0-9.]+s|no tests ran' .build/interop-output.txt | tail -1 || echo "interop: no summary line (see .build/interop-output.txt)"
+summary_line "swift test" 'Test run with [0-9]+ tests?' .build/test-output.txt
+summary_line "interop" '(^|= )[0-9]+ (passed|failed|errors?|skipped)|no tests ran' .build/interop-output.txt
 printf '%s\n' "${results[@]}"
 if ((failures)); then
     echo "test.sh: $failures step(s) FAILED" >&2

@@ -42,3 +42,21 @@ def test_data_survives_a_restart(start_canopy, tmp_path, namespace):
     finally:
         firebase_admin.delete_app(app)
     second.stop()
+
+
+def test_auth_variable_override_is_accepted(canopy, namespace):
+    """`databaseAuthVariableOverride` adds `auth_variable_override=<JSON>` to every request."""
+    names = []
+    try:
+        for index, override in enumerate([{"uid": "user-1", "role": "tester"}, None]):
+            options = app_options(canopy.url(namespace))
+            options["databaseAuthVariableOverride"] = override
+            app = firebase_admin.initialize_app(OfflineCredential(), options, name=f"override-{index}-{namespace}")
+            names.append(app)
+            location = db.reference(f"as/{index}", app=app)
+            location.set({"by": index})
+            assert location.get() == {"by": index}
+            assert location.transaction(lambda current: {"by": current["by"] + 10}) == {"by": index + 10}
+    finally:
+        for app in names:
+            firebase_admin.delete_app(app)
