@@ -1,5 +1,6 @@
 import CanopyWire
 import Foundation
+import Synchronization
 import Testing
 
 @testable import CanopyWebSocket
@@ -52,6 +53,19 @@ struct DescribingHandler: HTTPHandler {
                 headers: [HTTPHeader("Content-Type", "text/plain"), HTTPHeader("ETag", "abc")],
                 body: Array(lines.joined(separator: "\n").utf8))
         }
+    }
+}
+
+/// Answers every request with the number of `POST` requests it has seen.
+final class PostCountingHandler: HTTPHandler {
+    private let posts = Mutex(0)
+
+    func respond(to request: HTTPRequest) async -> HTTPResponse {
+        let count = posts.withLock { posts in
+            if request.method == "POST" { posts += 1 }
+            return posts
+        }
+        return .complete(status: 200, headers: [], body: Array("\(count)".utf8))
     }
 }
 
@@ -171,6 +185,17 @@ struct DescribingHandler: HTTPHandler {
         let fits = try await RawHTTPClient.send(
             port: listener.port, method: "PUT", target: "/a.json", body: Array(repeating: 120, count: 1000))
         #expect(fits.status == 201)
+    }
+
+    @Test func emptyPostReachesTheHandlerOnce() async throws {
+        let handler = PostCountingHandler()
+        let server = try await LoopbackServer.start(httpHandler: handler)
+        defer { Task { await server.listener.stop() } }
+        let post = try await RawHTTPClient.send(
+            port: server.listener.port, method: "POST", target: "/a.json")
+        #expect(post.bodyText == "1")
+        let after = try await RawHTTPClient.send(port: server.listener.port, method: "GET", target: "/count")
+        #expect(after.bodyText == "1")
     }
 
     @Test func chunkedBodyIsRefusedWith411() async throws {
