@@ -74,7 +74,9 @@ let package = Package(
         .testTarget(name: "CanopyWebSocketTests", dependencies: ["CanopyWebSocket", "CanopyServer", "CanopyStorage"]),
         .testTarget(name: "CanopySyncTests", dependencies: ["CanopySync", "CanopyServer"]),
         .testTarget(name: "CanopyServerTests", dependencies: ["CanopyServer", "CanopySync", "CanopyWebSocket"]),
-        .testTarget(name: "CanopyTests", dependencies: ["Canopy", "CanopyServer"]),
+        // The sample-app scenarios, shared by the loopback and the end-to-end tests.
+        .target(name: "CanopyScenarios", dependencies: ["Canopy"], path: "Tests/CanopyScenarios"),
+        .testTarget(name: "CanopyTests", dependencies: ["Canopy", "CanopyServer", "CanopyScenarios"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -5,7 +5,7 @@ import CanopyTree
 import CanopyWire
 
 /// An in-process ``CanopyServer`` on a loopback listener, and clients connected to it.
-struct TestServer {
+struct TestServer: ScenarioServer {
     let network: LoopbackNetwork
     let listener: LoopbackListener
     let server: CanopyServer

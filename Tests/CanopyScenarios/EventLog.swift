@@ -3,29 +3,34 @@ import Foundation
 import Synchronization
 
 /// Why a wait in a test failed.
-struct TestTimeout: Error, CustomStringConvertible {
-    let description: String
+public struct TestTimeout: Error, CustomStringConvertible {
+    /// What was awaited, and for how long.
+    public let description: String
+
+    /// A failure described by `description`.
+    public init(description: String) { self.description = description }
 }
 
 /// Collects values delivered by callbacks and lets a test await them in order, each wait
 /// failing loudly after a generous timeout.
-final class EventLog<Element: Sendable>: Sendable {
+public final class EventLog<Element: Sendable>: Sendable {
     private let stream: AsyncStream<Element>
     private let continuation: AsyncStream<Element>.Continuation
     private let iterator: Mutex<AsyncStream<Element>.Iterator?>
 
-    init() {
+    /// An empty log.
+    public init() {
         (stream, continuation) = AsyncStream.makeStream(of: Element.self)
         iterator = Mutex(nil)
     }
 
     /// Records a value (from any thread).
-    func append(_ element: Element) {
+    public func append(_ element: Element) {
         continuation.yield(element)
     }
 
     /// The next recorded value; throws after `seconds`.
-    func next(within seconds: Double = 20, _ what: String = "event") async throws -> Element {
+    public func next(within seconds: Double = 20, _ what: String = "event") async throws -> Element {
         let stream = self.stream
         return try await withDeadline(seconds, what) {
             var iterator = stream.makeAsyncIterator()
@@ -35,14 +40,14 @@ final class EventLog<Element: Sendable>: Sendable {
     }
 
     /// The next `count` values.
-    func next(_ count: Int, within seconds: Double = 20, _ what: String = "events") async throws -> [Element] {
+    public func next(_ count: Int, within seconds: Double = 20, _ what: String = "events") async throws -> [Element] {
         var values: [Element] = []
         for index in 0..<count { values.append(try await next(within: seconds, "\(what) #\(index + 1)")) }
         return values
     }
 
     /// The next value satisfying `predicate`, skipping others.
-    func first(
+    public func first(
         within seconds: Double = 20, _ what: String = "matching event", where predicate: @Sendable (Element) -> Bool
     ) async throws -> Element {
         while true {
@@ -53,7 +58,7 @@ final class EventLog<Element: Sendable>: Sendable {
 }
 
 /// Runs `work`, failing with ``TestTimeout`` after `seconds`.
-func withDeadline<T: Sendable>(
+public func withDeadline<T: Sendable>(
     _ seconds: Double, _ what: String, _ work: @escaping @Sendable () async throws -> T
 ) async throws -> T {
     try await withThrowingTaskGroup(of: T.self) { group in
@@ -70,7 +75,7 @@ func withDeadline<T: Sendable>(
 
 /// Writes `value` without waiting for the server (the fire-and-forget `setValue`, which an
 /// `async` context would resolve to the awaiting overload).
-func send(_ value: Any?, priority: Any? = nil, to ref: DatabaseReference) {
+public func send(_ value: Any?, priority: Any? = nil, to ref: DatabaseReference) {
     if let priority {
         ref.setValue(value, andPriority: priority)
     } else {
