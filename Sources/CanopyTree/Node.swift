@@ -124,7 +124,7 @@ extension Node: Equatable {
         switch (lhs.content, rhs.content) {
         case (.leaf(let a), .leaf(let b)): return a == b
         case (.children(let a), .children(let b)):
-            return a.count == b.count && a.keys == b.keys && a.nodes == b.nodes
+            return a.entriesEqual(b)
         default: return false
         }
     }
