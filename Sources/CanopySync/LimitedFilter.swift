@@ -46,11 +46,26 @@ public struct LimitedFilter: NodeFilter {
         return fullWindowUpdate(node, key: key, newChild: child, source: source, changes: &changes)
     }
 
+    /// The window's child furthest from the anchored end (the last in index order, the
+    /// first for a `limitToLast` window): one linear scan instead of a sort per update.
+    private func windowBoundary(of node: Node) -> NamedNode? {
+        var boundary: NamedNode?
+        for (key, child) in node.children.entries {
+            let candidate = NamedNode(key: key, node: child)
+            guard let current = boundary else {
+                boundary = candidate
+                continue
+            }
+            let order = index.compare(candidate, current)
+            if reverse ? order < 0 : order > 0 { boundary = candidate }
+        }
+        return boundary
+    }
+
     private func fullWindowUpdate(
         _ node: Node, key: ChildKey, newChild: Node, source: any CompleteChildSource, changes: inout ChangeAccumulator
     ) -> Node {
-        let sorted = index.sortedChildren(of: node)
-        guard let boundary = reverse ? sorted.first : sorted.last else { return node }
+        guard let boundary = windowBoundary(of: node) else { return node }
         let named = NamedNode(key: key, node: newChild)
         let inRange = rangedFilter.matches(named)
         if let oldChild = node.children[key] {
