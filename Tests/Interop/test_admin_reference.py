@@ -151,8 +151,13 @@ def test_namespaces_are_isolated(make_app, ref, namespace):
 
 
 def test_invalid_key_is_refused_with_400(ref):
-    with pytest.raises(exceptions.InvalidArgumentError):
+    with pytest.raises(exceptions.InvalidArgumentError) as refused:
         ref("bad").set({"a.b": 1})
+    # firebase-admin shows the `error` field of the JSON error body (protocol.md §11.5).
+    message = str(refused.value)
+    assert message and '{"error"' not in message
+    assert refused.value.http_response.status_code == 400
+    assert refused.value.http_response.json()["error"] in message
     with pytest.raises(exceptions.InvalidArgumentError):
         ref("bad").update({"x": {"c$d": 1}})
     assert ref("bad").get() is None
