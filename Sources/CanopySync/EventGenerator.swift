@@ -39,7 +39,8 @@ public struct EventGenerator: Sendable {
             if type != .value {
                 ofType.sort { a, b in
                     index.compare(
-                        NamedNode(key: a.childKey ?? .min, node: a.node), NamedNode(key: b.childKey ?? .min, node: b.node)
+                        NamedNode(key: a.childKey ?? .min, node: a.node),
+                        NamedNode(key: b.childKey ?? .min, node: b.node)
                     ) < 0
                 }
             }

@@ -38,7 +38,8 @@ struct SyncWorkload {
             let roll = random.below(100)
             if roll < 5 {
                 let json = Self.child(nextNew, version: version)
-                updates.append(.overwrite(path: Path(keys: [ChildKey(Self.key(nextNew))]), node: try Node(json: json), json: json))
+                updates.append(
+                    .overwrite(path: Path(keys: [ChildKey(Self.key(nextNew))]), node: try Node(json: json), json: json))
                 nextNew += 1
             } else if roll < 20 {
                 let index = random.below(childCount)
@@ -55,7 +56,8 @@ struct SyncWorkload {
             } else {
                 let index = random.below(childCount)
                 let json = Self.child(index, version: version)
-                updates.append(.overwrite(path: Path(keys: [ChildKey(Self.key(index))]), node: try Node(json: json), json: json))
+                updates.append(
+                    .overwrite(path: Path(keys: [ChildKey(Self.key(index))]), node: try Node(json: json), json: json))
             }
         }
         self.updates = Array(updates.prefix(updateCount))

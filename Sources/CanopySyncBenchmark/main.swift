@@ -32,6 +32,12 @@ func memoryLine(_ label: String) {
     if let memory = ProcessMemory.read() { print("  memory \(label): \(memory.summary)") }
 }
 
+Task.detached {
+    try await Task.sleep(for: .seconds(1800))
+    print("FAIL: the benchmark did not finish within 30 minutes")
+    exit(2)
+}
+
 let clock = ContinuousClock()
 let startMemory = ProcessMemory.read()
 print("CanopySyncBenchmark: \(childCount) children, \(updateCount) server updates, limitToLast(\(windowSize)) + value")
@@ -52,7 +58,9 @@ for update in workload.updates {
     }
 }
 let rawSeconds = seconds(clock.now - rawStart)
-print("baseline (Node.updating, no views): \(format(rawSeconds, 3)) s, \(format(Double(updateCount) / rawSeconds)) updates/s")
+print(
+    "baseline (Node.updating, no views): \(format(rawSeconds, 3)) s, \(format(Double(updateCount) / rawSeconds)) updates/s"
+)
 memoryLine("after the baseline")
 
 // MARK: Scenario 1 — SyncTree with a limit view and a value listener.
@@ -87,8 +95,9 @@ guard finalValue.map({ $0 == raw }) == true else {
     print("FAIL: the sync tree's data differs from the baseline's after the updates")
     exit(1)
 }
-print("SyncTree: \(format(treeSeconds, 3)) s, \(format(Double(updateCount) / treeSeconds)) updates/s, "
-    + "\(eventCount) events (\(format(Double(eventCount) / treeSeconds)) events/s; initial \(initialEvents))")
+print(
+    "SyncTree: \(format(treeSeconds, 3)) s, \(format(Double(updateCount) / treeSeconds)) updates/s, "
+        + "\(eventCount) events (\(format(Double(eventCount) / treeSeconds)) events/s; initial \(initialEvents))")
 let typeSummary = eventsByType.sorted { $0.key.name < $1.key.name }.map { "\($0.key.name): \($0.value)" }
 print("  events by type: \(typeSummary.joined(separator: ", "))")
 print("  engine overhead vs raw node updates: \(format(treeSeconds / rawSeconds, 2))×")
@@ -172,9 +181,10 @@ let serverDone = clock.now
 await counter.waitForValue(raw)
 let engineSeconds = seconds(clock.now - engineStart)
 let delivered = counter.events - initialDelivered
-print("SyncEngine over loopback: \(format(engineSeconds, 3)) s, \(format(Double(updateCount) / engineSeconds)) updates/s, "
-    + "\(delivered) callbacks (\(format(Double(delivered) / engineSeconds)) events/s); "
-    + "server side alone \(format(seconds(serverDone - engineStart), 3)) s")
+print(
+    "SyncEngine over loopback: \(format(engineSeconds, 3)) s, \(format(Double(updateCount) / engineSeconds)) updates/s, "
+        + "\(delivered) callbacks (\(format(Double(delivered) / engineSeconds)) events/s); "
+        + "server side alone \(format(seconds(serverDone - engineStart), 3)) s")
 print("  end-to-end overhead vs raw node updates: \(format(engineSeconds / rawSeconds, 2))×")
 memoryLine("after SyncEngine")
 await engine.close()
@@ -182,6 +192,7 @@ await listener.close()
 serving.cancel()
 
 if let start = startMemory, let end = ProcessMemory.read() {
-    print("memory: RSS before \(ProcessMemory.megabytes(start.residentKB)) MB, after \(ProcessMemory.megabytes(end.residentKB)) MB, "
-        + "peak (VmHWM) \(ProcessMemory.megabytes(end.peakKB)) MB")
+    print(
+        "memory: RSS before \(ProcessMemory.megabytes(start.residentKB)) MB, after \(ProcessMemory.megabytes(end.residentKB)) MB, "
+            + "peak (VmHWM) \(ProcessMemory.megabytes(end.peakKB)) MB")
 }

@@ -1,6 +1,6 @@
 /// The children of a node: an immutable map from key to non-empty node, sorted in key order.
 ///
-/// The entries are kept in sorted chunks of at most ``chunkCapacity``, shared between
+/// The entries are kept in sorted chunks of at most 64 entries, shared between
 /// copies: lookups are two binary searches, and an update copies one chunk and the list of
 /// chunk references — not every entry — so updating one child of a node with many children
 /// stays cheap. The representation is private so that it can change without touching
@@ -158,7 +158,8 @@ public struct ChildMap: Sendable {
         if keys.count < ChildMap.chunkMinimum {
             if c + 1 < chunks.count, keys.count + chunks[c + 1].keys.count <= ChildMap.chunkCapacity {
                 let next = chunks[c + 1]
-                copy.chunks.replaceSubrange(c...(c + 1), with: [Chunk(keys: keys + next.keys, nodes: nodes + next.nodes)])
+                copy.chunks.replaceSubrange(
+                    c...(c + 1), with: [Chunk(keys: keys + next.keys, nodes: nodes + next.nodes)])
                 return copy
             }
             if c > 0, keys.count + chunks[c - 1].keys.count <= ChildMap.chunkCapacity {

@@ -75,7 +75,9 @@ func serverMemory() -> ProcessMemory {
     return memory
 }
 
-print("CanopyWebSocketBenchmark: \(roundTrips) round trips (+\(warmup) warm-up), \(connectionCount) listeners × \(fanOutWrites) writes")
+print(
+    "CanopyWebSocketBenchmark: \(roundTrips) round trips (+\(warmup) warm-up), \(connectionCount) listeners × \(fanOutWrites) writes"
+)
 print("server process \(serverPID): \(serverMemory().summary); open-file limit \(descriptorLimit)")
 
 /// Connects a client to the Canopy listener and reads its hello.
@@ -89,7 +91,9 @@ func connectDatabaseClient() async throws -> BenchmarkClient {
 func listen(_ client: BenchmarkClient, path: String, number: Int) async throws {
     await client.send(#"{"t":"d","d":{"r":\#(number),"a":"q","b":{"p":"\#(path)","h":""}}}"#)
     let response = try await client.nextFrame(containing: #""r":\#(number),"#)
-    guard response.contains(#""s":"ok""#) else { throw BenchmarkClient.Failure(description: "listen refused: \(response)") }
+    guard response.contains(#""s":"ok""#) else {
+        throw BenchmarkClient.Failure(description: "listen refused: \(response)")
+    }
 }
 
 // MARK: (a) Round trip: write → remote listener vs echo.
@@ -126,10 +130,15 @@ for iteration in 0..<(warmup + roundTrips) {
 }
 let ratio = canopyLatency.median / echoLatency.median
 print("(a) round trip over websockets on 127.0.0.1 (µs)      median      p99")
-print("    echo (same stack, same frame)              \(format(echoLatency.median).leftPadded(10)) \(format(echoLatency.p99).leftPadded(8))")
-print("    Canopy write → remote listener             \(format(canopyLatency.median).leftPadded(10)) \(format(canopyLatency.p99).leftPadded(8))")
-print("    ratio (median) \(format(ratio, 2))×, p99 ratio \(format(canopyLatency.p99 / echoLatency.p99, 2))× "
-    + "— target ≤ 1.5×: \(ratio <= 1.5 ? "MET" : "NOT MET")")
+print(
+    "    echo (same stack, same frame)              \(format(echoLatency.median).leftPadded(10)) \(format(echoLatency.p99).leftPadded(8))"
+)
+print(
+    "    Canopy write → remote listener             \(format(canopyLatency.median).leftPadded(10)) \(format(canopyLatency.p99).leftPadded(8))"
+)
+print(
+    "    ratio (median) \(format(ratio, 2))×, p99 ratio \(format(canopyLatency.p99 / echoLatency.p99, 2))× "
+        + "— target ≤ 1.5×: \(ratio <= 1.5 ? "MET" : "NOT MET")")
 await echoClient.close()
 await roundTripListener.close()
 
@@ -167,9 +176,13 @@ let listening = serverMemory()
 let perIdle = Double(connectedIdle.residentKB - beforeConnections.residentKB) * 1024 / Double(connectionCount)
 let perListening = Double(listening.residentKB - beforeConnections.residentKB) * 1024 / Double(connectionCount)
 print("(b) fan-out: \(connectionCount) connections opened in \(format(connectSeconds, 2)) s")
-print("    server RSS: before \(ProcessMemory.megabytes(beforeConnections.residentKB)) MB, "
-    + "connected \(ProcessMemory.megabytes(connectedIdle.residentKB)) MB, listening \(ProcessMemory.megabytes(listening.residentKB)) MB")
-print("    server RSS per idle connection: \(format(perIdle / 1024)) KB (with one listen each: \(format(perListening / 1024)) KB)")
+print(
+    "    server RSS: before \(ProcessMemory.megabytes(beforeConnections.residentKB)) MB, "
+        + "connected \(ProcessMemory.megabytes(connectedIdle.residentKB)) MB, listening \(ProcessMemory.megabytes(listening.residentKB)) MB"
+)
+print(
+    "    server RSS per idle connection: \(format(perIdle / 1024)) KB (with one listen each: \(format(perListening / 1024)) KB)"
+)
 
 let delivered = Atomic<Int>(0)
 let (finished, finish) = AsyncStream.makeStream(of: Void.self)
@@ -200,8 +213,9 @@ for await _ in finished {
 let fanOutSeconds = seconds(clock.now - fanOutStart)
 let deliveredCount = delivered.load(ordering: .relaxed)
 try await receivers.value
-print("    \(fanOutWrites) writes × \(connectionCount) listeners = \(deliveredCount) events in \(format(fanOutSeconds, 3)) s: "
-    + "\(format(Double(deliveredCount) / fanOutSeconds, 0)) delivered events/s")
+print(
+    "    \(fanOutWrites) writes × \(connectionCount) listeners = \(deliveredCount) events in \(format(fanOutSeconds, 3)) s: "
+        + "\(format(Double(deliveredCount) / fanOutSeconds, 0)) delivered events/s")
 print("    server after fan-out: \(serverMemory().summary)")
 
 for client in listeners { await client.close() }
