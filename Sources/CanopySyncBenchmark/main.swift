@@ -110,7 +110,7 @@ final class DeliveryCounter: Sendable {
     private struct State {
         var events = 0
         var lastValue: Node?
-        var waiter: (target: Node, continuation: CheckedContinuation<Void, Never>)?
+        var waiter: (target: Node, minimum: Int, continuation: CheckedContinuation<Void, Never>)?
     }
 
     private let state = Mutex(State())
@@ -118,9 +118,10 @@ final class DeliveryCounter: Sendable {
     func record(_ event: RaisedEvent) {
         let resume: CheckedContinuation<Void, Never>? = state.withLock { state in
             state.events += 1
-            guard event.type == .value else { return nil }
-            state.lastValue = event.node
-            guard let waiter = state.waiter, waiter.target == event.node else { return nil }
+            if event.type == .value { state.lastValue = event.node }
+            guard let waiter = state.waiter, state.events >= waiter.minimum, waiter.target == state.lastValue else {
+                return nil
+            }
             state.waiter = nil
             return waiter.continuation
         }
@@ -129,12 +130,13 @@ final class DeliveryCounter: Sendable {
 
     var events: Int { state.withLock { $0.events } }
 
-    /// Returns once a value event equal to `target` has been delivered.
-    func waitForValue(_ target: Node) async {
+    /// Returns once a value event equal to `target` and at least `minimum` events in all
+    /// have been delivered.
+    func waitForValue(_ target: Node, events minimum: Int = 0) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let ready: Bool = state.withLock { state in
-                if state.lastValue == target { return true }
-                state.waiter = (target, continuation)
+                if state.lastValue == target && state.events >= minimum { return true }
+                state.waiter = (target, minimum, continuation)
                 return false
             }
             if ready { continuation.resume() }
@@ -157,7 +159,8 @@ let windowObserver = ObserverRegistration(
     eventTypes: [.childAdded, .childRemoved, .childChanged, .childMoved], onEvent: { counter.record($0) })
 await engine.addObserver(valueObserver, for: everything)
 await engine.addObserver(windowObserver, for: window)
-await counter.waitForValue(workload.initial)
+// The initial value and the window's initial children, as many as scenario 1 raised.
+await counter.waitForValue(workload.initial, events: initialEvents)
 let initialDelivered = counter.events
 memoryLine("after the engine loaded the location")
 let writer = ServerSessionID("benchmark-writer")
