@@ -48,6 +48,7 @@ public final class Database: Sendable {
         var location: Result<DatabaseURL, DatabaseError>
         var isPersistenceEnabled = false
         var persistenceCacheSizeBytes: UInt = 10 * 1024 * 1024
+        var getOfflineTimeout: Duration = .seconds(3)
         var mailbox: EngineMailbox?
     }
 
@@ -206,6 +207,19 @@ public final class Database: Sendable {
         }
     }
 
+    /// How long ``DatabaseQuery/getData(completion:)`` waits for a connection before
+    /// answering from the cache or failing (3 s, as FirebaseDatabase). Like the other
+    /// settings it must be set before first use; later changes are ignored.
+    var getOfflineTimeout: Duration {
+        get { settings.withLock { $0.getOfflineTimeout } }
+        set {
+            settings.withLock { settings in
+                guard settings.mailbox == nil else { return }
+                settings.getOfflineTimeout = newValue
+            }
+        }
+    }
+
     // MARK: - References
 
     /// The parsed URL, or why it could not be parsed.
@@ -357,6 +371,7 @@ public final class Database: Sendable {
             var configuration = SyncEngine.Configuration(
                 target: target, transportFactory: transportFactory, callbackExecutor: executor)
             configuration.startsOnline = settings.location.isSuccess
+            configuration.getOfflineTimeout = settings.getOfflineTimeout
             configuration.log = { Database.log($0) }
             let mailbox = EngineMailbox(engine: SyncEngine(configuration: configuration))
             settings.mailbox = mailbox

@@ -14,6 +14,6 @@ enum ConnectionInput: Sendable {
     case timer(ClientConnectionTimer, attempt: Int)
     /// The backoff wait scheduled as `generation` is over: connect.
     case reconnect(generation: Int)
-    /// The offline wait of get request `id` is over.
-    case getTimedOut(id: Int)
+    /// The offline wait number `generation` of get request `id` is over.
+    case getTimedOut(id: Int, generation: Int)
 }

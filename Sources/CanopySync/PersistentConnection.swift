@@ -44,6 +44,10 @@ final class PersistentConnection {
         let offlineTimeout: Duration?
         /// The request number while it is on the wire.
         var number: Int64?
+        /// For a get off the wire: the running offline wait.
+        var offlineWait: Task<Void, Never>?
+        /// Counts the get's offline waits; a timeout of an earlier wait is ignored.
+        var offlineWaitGeneration = 0
 
         init(
             id: Int, request: ClientRequest, offlineTimeout: Duration? = nil,
@@ -53,6 +57,13 @@ final class PersistentConnection {
             self.request = request
             self.offlineTimeout = offlineTimeout
             self.onComplete = onComplete
+        }
+
+        /// Ends the running offline wait, if any (the get was sent, answered or dropped).
+        func stopOfflineWait() {
+            offlineWait?.cancel()
+            offlineWait = nil
+            offlineWaitGeneration += 1
         }
 
         var isConditionalPut: Bool {
@@ -144,6 +155,7 @@ final class PersistentConnection {
 
     deinit {
         reconnectTask?.cancel()
+        for get in gets { get.offlineWait?.cancel() }
         for timer in timers.values { timer.cancel() }
         outgoing?.finish()
     }
@@ -177,9 +189,12 @@ final class PersistentConnection {
             guard generation == reconnectGeneration, reconnectTask != nil else { return }
             reconnectTask = nil
             connectIfAllowed()
-        case .getTimedOut(let id):
-            guard let index = gets.firstIndex(where: { $0.id == id }), gets[index].number == nil else { return }
+        case .getTimedOut(let id, let generation):
+            guard let index = gets.firstIndex(where: { $0.id == id }), gets[index].number == nil,
+                gets[index].offlineWaitGeneration == generation
+            else { return }
             let get = gets.remove(at: index)
+            get.stopOfflineWait()
             get.onComplete(ServerResponse(status: Self.offlineStatus, data: .string("the client is offline")))
         }
     }
@@ -265,7 +280,9 @@ final class PersistentConnection {
     }
 
     /// Queues a get; when not connected it waits at most `offlineTimeout` for a connection,
-    /// then fails with status `offline`.
+    /// then fails with status `offline`. The wait runs only while the get is off the wire:
+    /// it stops when the get is sent, and a get whose connection drops before its answer is
+    /// kept for the next connection with a new wait of `offlineTimeout` from the drop.
     func get(_ request: ClientRequest, offlineTimeout: Duration, onComplete: @escaping (ServerResponse) -> Void) {
         let pending = makePending(request, offlineTimeout: offlineTimeout, onComplete: onComplete)
         gets.append(pending)
@@ -304,6 +321,7 @@ final class PersistentConnection {
     }
 
     private func sendPending(_ pending: PendingRequest) {
+        pending.stopOfflineWait()
         pending.number = send(pending.request) { [weak self, pending] response in
             guard let self else { return }
             self.puts.removeAll { $0 === pending }
@@ -313,13 +331,20 @@ final class PersistentConnection {
         }
     }
 
+    /// Starts the offline wait of a get that is off the wire, replacing any earlier wait.
     private func startGetTimer(_ pending: PendingRequest) {
         guard let timeout = pending.offlineTimeout else { return }
+        pending.stopOfflineWait()
         let inputs = self.inputs
         let id = pending.id
-        Task {
-            try? await Task.sleep(for: timeout)
-            inputs.yield(.getTimedOut(id: id))
+        let generation = pending.offlineWaitGeneration
+        pending.offlineWait = Task {
+            do {
+                try await Task.sleep(for: timeout)
+            } catch {
+                return
+            }
+            inputs.yield(.getTimedOut(id: id, generation: generation))
         }
     }
 

@@ -68,6 +68,33 @@ struct SyncEngineReadTests {
         await engine.close()
     }
 
+    @Test("a get sent and then lost with its connection gets a full offline wait from the drop")
+    func getWaitRestartsAtDrop() async throws {
+        let server = try EngineTestServer(seed: #"{"b":2}"#)
+        let wait = Duration.seconds(2)
+        let (engine, transports) = server.makeEngine(startsOnline: false, getOfflineTimeout: wait)
+        transports.swallow { $0.action == "g" }
+        let answers = TestRecorder<Result<Node, DatabaseError>>()
+        // The get starts its wait offline, then is sent when the connection comes.
+        await engine.getData(QuerySpec(path: "/b")) { answers.append($0) }
+        await engine.goOnline()
+        #expect(await transports.requests.wait { $0.contains { $0.action == "g" } })
+        // A gap (not a wait for an event): the drop comes well into the first wait, which
+        // must no longer be able to fail the get.
+        try await Task.sleep(for: .seconds(1))
+        await engine.goOffline()
+        let dropped = ContinuousClock.now
+        #expect(await answers.wait(forCount: 1), "the get hung")
+        let waited = ContinuousClock.now - dropped
+        #expect(waited >= wait - .milliseconds(50), "failed \(waited) after the drop; the wait is \(wait)")
+        if case .failure(let error)? = answers.items.first {
+            #expect(error.code == .offline)
+        } else {
+            Issue.record("expected an offline failure, got \(String(describing: answers.items.first))")
+        }
+        await engine.close()
+    }
+
     @Test("purgeOutstandingWrites reverts and fails pending writes, transactions and onDisconnect requests")
     func purge() async throws {
         let server = try EngineTestServer(seed: #"{"x":0}"#)

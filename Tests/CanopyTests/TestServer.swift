@@ -1,8 +1,9 @@
-import Canopy
 import CanopyServer
 import CanopyStorage
 import CanopyTree
 import CanopyWire
+
+@testable import Canopy
 
 /// An in-process ``CanopyServer`` on a loopback listener, and clients connected to it.
 struct TestServer: ScenarioServer {
@@ -20,9 +21,12 @@ struct TestServer: ScenarioServer {
         serving = Task { await server.serve(listener) }
     }
 
-    /// A new, independent client of namespace `test`.
+    /// A new, independent client of namespace `test`. Its reads wait generously for a
+    /// connection: the tests expect them to succeed even on a heavily loaded machine.
     func database() -> Database {
-        Database(url: "loopback://db?ns=test", transportFactory: network)
+        let database = Database(url: "loopback://db?ns=test", transportFactory: network)
+        database.getOfflineTimeout = .seconds(30)
+        return database
     }
 
     /// The data the server holds at `path`, as compact JSON in export form.
