@@ -167,6 +167,11 @@ public class DatabaseQuery: CustomStringConvertible, @unchecked Sendable {
     /// Keeps this query's data synchronized (listened to and cached) even without
     /// observers, or stops doing so. Observers are unaffected. `.info` locations cannot be
     /// kept synced (a warning is written to standard error).
+    ///
+    /// Pins are counted per query, not per call site: each `keepSynced(true)` adds a pin,
+    /// each `keepSynced(false)` removes one (never below zero), and the query stays synced
+    /// while at least one pin remains — two parts of an app can pin the same query and
+    /// release it independently.
     public func keepSynced(_ keepSynced: Bool) {
         if let error = validationError ?? infoPinError() {
             Database.warn("keepSynced(\(keepSynced)) ignored: \(error.message)")

@@ -85,9 +85,12 @@ extension SyncEngine {
         complete { completion(.success(node)) }
     }
 
-    /// Keeps `query` synchronized without observers (`keepSynced`, client-design.md §8):
-    /// pinning adds a registration that receives nothing but keeps the view and its listen;
-    /// pinning twice is one pin; unpinning an unpinned query does nothing.
+    /// Keeps `query` synchronized without observers (`keepSynced`, client-design.md §8).
+    ///
+    /// Pins are counted per query: every `keepSynced(query, true)` adds a pin and every
+    /// `keepSynced(query, false)` removes one (never below zero; unpinning an unpinned query
+    /// does nothing). While a query has at least one pin, a registration that receives no
+    /// callbacks keeps its view and listen; the last unpin removes it.
     ///
     /// - Throws: ``DatabaseError/Code/invalidArgument`` for `.info` locations.
     public func keepSynced(_ query: QuerySpec, _ enabled: Bool) throws(DatabaseError) {
@@ -96,16 +99,29 @@ extension SyncEngine {
             throw DatabaseError(.invalidArgument, "keepSynced cannot be used on .info locations")
         }
         if enabled {
-            guard pins[query] == nil else { return }
+            if let pin = pins[query] {
+                pins[query] = (pin.registration, pin.count + 1)
+                return
+            }
             let sentinel = ObserverRegistration(eventTypes: [])
-            pins[query] = sentinel
+            pins[query] = (sentinel, 1)
             raise(serverTree.addEventRegistration(sentinel, for: query))
         } else {
-            guard let sentinel = pins.removeValue(forKey: query) else { return }
-            raise(serverTree.removeEventRegistration(sentinel, for: query))
+            guard let pin = pins[query] else { return }
+            if pin.count > 1 {
+                pins[query] = (pin.registration, pin.count - 1)
+                return
+            }
+            pins[query] = nil
+            raise(serverTree.removeEventRegistration(pin.registration, for: query))
         }
     }
 
-    /// The queries pinned with ``keepSynced(_:_:)``.
+    /// The queries pinned with ``keepSynced(_:_:)`` (those with at least one pin).
     public var pinnedQueries: Set<QuerySpec> { Set(pins.keys) }
+
+    /// How many pins ``keepSynced(_:_:)`` has placed on `query` and not yet removed.
+    public func pinCount(for query: QuerySpec) -> Int {
+        pins[query]?.count ?? 0
+    }
 }

@@ -48,7 +48,8 @@ public actor SyncEngine {
 
     var nextWriteIdValue = 1
     var observers: [UInt: (registration: ObserverRegistration, query: QuerySpec)] = [:]
-    var pins: [QuerySpec: ObserverRegistration] = [:]
+    /// keepSynced pins: the registration keeping each pinned query's view, and its pin count.
+    var pins: [QuerySpec: (registration: ObserverRegistration, count: Int)] = [:]
     var transactions = TransactionQueue()
     var nextTransactionOrder = 1
     var onDisconnectTree = SparseSnapshotTree()

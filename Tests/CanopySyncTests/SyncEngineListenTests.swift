@@ -84,7 +84,7 @@ struct SyncEngineListenTests {
         await engine.close()
     }
 
-    @Test("removeAllObservers removes the location's observers but keeps keepSynced pins")
+    @Test("removeAllObservers keeps keepSynced pins, which are counted per query")
     func removeAllKeepsPins() async throws {
         let server = try EngineTestServer(seed: #"{"k":1}"#)
         let (engine, transports) = server.makeEngine()
@@ -96,12 +96,29 @@ struct SyncEngineListenTests {
         #expect(await second.wait(forCount: 1))
         await engine.removeAllObservers(for: QuerySpec(path: "/k"))
         #expect(await engine.observerCount == 0)
-        // The pin keeps the view: a one-shot read is answered from memory without a get.
-        let value = try await engine.getData(QuerySpec(path: "/k"))
-        #expect(value.text == "1")
+        #expect(await engine.pinCount(for: QuerySpec(path: "/k")) == 2)
+        // The pins keep the view: a single value event is answered from memory.
+        let single = TestRecorder<RaisedEvent>()
+        await engine.addObserver(
+            ObserverRegistration(eventTypes: [.value], isSingleEvent: true, onEvent: { single.append($0) }),
+            for: QuerySpec(path: "/k"))
+        #expect(await single.wait(forCount: 1))
+        #expect(single.items.first?.node.text == "1")
+        // Pins are counted: the first unpin leaves one, so the listen stays.
         try await engine.keepSynced(QuerySpec(path: "/k"), false)
+        #expect(await engine.pinnedQueries == [QuerySpec(path: "/k")])
+        #expect(await engine.pinCount(for: QuerySpec(path: "/k")) == 1)
+        try await engine.keepSynced(QuerySpec(path: "/k"), false)
+        #expect(await engine.pinnedQueries.isEmpty)
         #expect(
             await transports.requests.wait { listenLog($0) == ["q /k", "n /k"] },
+            "\(listenLog(transports.requests.items))")
+        // Unpinning below zero does nothing; a later pin listens again.
+        try await engine.keepSynced(QuerySpec(path: "/k"), false)
+        #expect(await engine.pinCount(for: QuerySpec(path: "/k")) == 0)
+        try await engine.keepSynced(QuerySpec(path: "/k"), true)
+        #expect(
+            await transports.requests.wait { listenLog($0) == ["q /k", "n /k", "q /k"] },
             "\(listenLog(transports.requests.items))")
         #expect(!transports.requests.items.contains { $0.action == "g" })
         await #expect(throws: DatabaseError.self) {

@@ -1,3 +1,5 @@
+import CanopySync
+import CanopyTree
 import CanopyWire
 import Foundation
 import Testing
@@ -66,8 +68,19 @@ import Testing
         _ = await database.pendingWriteCount
         #expect(await database.engine.pinnedQueries.count == 1)
         #expect(await database.engine.observerCount == 0)
+        #expect(await database.engine.pinCount(for: QuerySpec(path: Path("/pinned"))) == 2)
+        ref.keepSynced(false)
+        _ = await database.pendingWriteCount
+        #expect(await database.engine.pinnedQueries.count == 1, "one pin of two removed: still pinned")
+        ref.keepSynced(false)
         ref.keepSynced(false)
         _ = await database.pendingWriteCount
         #expect(await database.engine.pinnedQueries.isEmpty)
+        #expect(await database.engine.pinCount(for: QuerySpec(path: Path("/pinned"))) == 0)
+        ref.keepSynced(true)
+        _ = await database.pendingWriteCount
+        #expect(
+            await database.engine.pinCount(for: QuerySpec(path: Path("/pinned"))) == 1,
+            "extra unpins never go below zero")
     }
 }
