@@ -194,9 +194,15 @@ public class DatabaseQuery: CustomStringConvertible, @unchecked Sendable {
 
     // MARK: - Reading once
 
-    /// Reads the query's current value: from memory when the client already has it
-    /// complete, else from the server (waiting up to 3 s for a connection), else from the
-    /// cache. The completion gets the snapshot or the error.
+    /// Reads the query's current value: server first, then the cache, else an error.
+    ///
+    /// When connected, the server is asked and its answer returned (and cached). When not
+    /// connected, a value the client already knows completely (listened to, kept synced or
+    /// written locally) is returned at once; otherwise the read waits a bounded time (3 s)
+    /// for a connection, then answers from the cache if it has become complete, or fails
+    /// with `DatabaseError.Code.offline` — it never waits indefinitely. The completion gets
+    /// the snapshot or the error. ``observeSingleEvent(of:with:)`` instead answers from
+    /// memory at once whenever the value is known.
     public func getData(completion: @escaping @Sendable ((any Error)?, DataSnapshot?) -> Void) {
         if let validationError {
             database.deliver { completion(validationError, nil) }

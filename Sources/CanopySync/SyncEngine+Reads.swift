@@ -2,11 +2,22 @@ import CanopyTree
 import CanopyWire
 
 extension SyncEngine {
-    /// Reads `query` once (client-design.md §11.1): from memory when a complete value is
-    /// known (a complete server cache at or above the location with pending writes layered
-    /// on, or a write covering it); otherwise from the server with a `get`, waiting at most
-    /// ``Configuration/getOfflineTimeout`` for a connection. The server's answer is applied
-    /// as server data. `completion` runs on the executor.
+    /// Reads `query` once (client-design.md §11.1): server first, then the cache, else an
+    /// error — never an indefinite wait.
+    ///
+    /// - Connected: a `get` asks the server; its answer is applied as server data and
+    ///   returned.
+    /// - Not connected, with a complete cached value (a complete server cache at or above
+    ///   the location with pending writes layered on, or a write covering it): that value,
+    ///   at once.
+    /// - Not connected without one: the `get` waits at most
+    ///   ``Configuration/getOfflineTimeout`` for a connection (a get whose connection drops
+    ///   before its answer waits again as long, from the drop).
+    /// - When that wait expires, the cached value if it has become complete meanwhile, else
+    ///   ``DatabaseError/Code/offline``.
+    ///
+    /// Other server errors (such as `permission_denied`) fail the read. `completion` runs on
+    /// the executor.
     public func getData(_ query: QuerySpec, completion: @escaping @Sendable (Result<Node, DatabaseError>) -> Void) {
         wire()
         do {
@@ -22,9 +33,8 @@ extension SyncEngine {
             complete { completion(.success(answer)) }
             return
         }
-        if let cached = serverTree.calcCompleteEventCache(at: query.path, includingHidden: false) {
-            let answer = query.params.loadsAllData ? cached : query.params.filter(cached)
-            complete { completion(.success(answer)) }
+        if !connection.isConnected, let cached = cachedValue(of: query) {
+            complete { completion(.success(cached)) }
             return
         }
         connection.get(
@@ -49,6 +59,10 @@ extension SyncEngine {
         guard response.status.isOK else {
             let failure: DatabaseError
             if response.status == PersistentConnection.offlineStatus {
+                if let cached = cachedValue(of: query) {
+                    complete { completion(.success(cached)) }
+                    return
+                }
                 failure = DatabaseError(
                     .offline,
                     "Unable to get the latest value for \(query.path): the client is offline with no active "
@@ -83,6 +97,15 @@ extension SyncEngine {
         }
         rerunTransactions(at: query.path)
         complete { completion(.success(node)) }
+    }
+
+    /// The value of `query` the client knows completely (cached server data with pending
+    /// writes layered on), filtered by the query; `nil` when it is not known completely.
+    private func cachedValue(of query: QuerySpec) -> Node? {
+        guard let cached = serverTree.calcCompleteEventCache(at: query.path, includingHidden: false) else {
+            return nil
+        }
+        return query.params.loadsAllData ? cached : query.params.filter(cached)
     }
 
     /// Keeps `query` synchronized without observers (`keepSynced`, client-design.md §8).

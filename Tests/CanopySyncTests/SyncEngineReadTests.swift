@@ -6,35 +6,45 @@ import Testing
 
 @Suite("SyncEngine one-shot reads and purge against a loopback server")
 struct SyncEngineReadTests {
-    @Test("getData asks the server when nothing is cached, then answers from memory while listening")
-    func getDataOnlineAndCached() async throws {
+    @Test("getData asks the server while connected, even when the value is cached")
+    func getDataOnline() async throws {
         let server = try EngineTestServer(seed: #"{"a":{"b":1},"s":{"x":{"n":2},"y":{"n":1}}}"#)
         let (engine, transports) = server.makeEngine()
         #expect(try await engine.getData(QuerySpec(path: "/a")).text == #"{"b":1}"#)
         #expect(transports.requests.items.filter { $0.action == "g" }.count == 1)
         let (events, _) = await engine.observe("/a")
         #expect(await events.wait(forCount: 1))
+        #expect(await engine.waitUntilConnected())
         #expect(try await engine.getData(QuerySpec(path: "/a/b")).text == "1")
-        #expect(transports.requests.items.filter { $0.action == "g" }.count == 1, "answered from memory")
+        #expect(transports.requests.items.filter { $0.action == "g" }.count == 2, "server first while connected")
         let params = try QueryParams.default.ordered(byChild: "n").limited(toFirst: 1)
         #expect(try await engine.getData(QuerySpec(path: "/s", params: params)).text == #"{"y":{"n":1}}"#)
+        #expect(transports.requests.items.filter { $0.action == "g" }.count == 3)
         await engine.close()
     }
 
-    @Test("getData offline answers from a complete cache, or fails within the offline wait")
+    @Test("getData offline answers from a complete cache at once, or fails within the offline wait")
     func getDataOffline() async throws {
         let server = try EngineTestServer(seed: #"{"a":1,"b":2}"#)
-        let (engine, _) = server.makeEngine(getOfflineTimeout: .milliseconds(200))
+        let (engine, transports) = server.makeEngine(getOfflineTimeout: .seconds(600))
         let (events, _) = await engine.observe("/a")
         #expect(await events.wait(forCount: 1))
         await engine.goOffline()
-        #expect(try await engine.getData(QuerySpec(path: "/a")).text == "1")
+        // A wait of 600 s would outlast the recorder's wait: the answer comes at once.
+        let answers = TestRecorder<Result<Node, DatabaseError>>()
+        await engine.getData(QuerySpec(path: "/a")) { answers.append($0) }
+        #expect(await answers.wait(forCount: 1), "the cached read waited for a connection")
+        #expect((try? answers.items.first?.get())?.text == "1")
+        #expect(!transports.requests.items.contains { $0.action == "g" })
+        await engine.close()
+
+        let (short, _) = server.makeEngine(startsOnline: false, getOfflineTimeout: .milliseconds(200))
         await #expect {
-            _ = try await engine.getData(QuerySpec(path: "/b"))
+            _ = try await short.getData(QuerySpec(path: "/b"))
         } throws: { error in
             (error as? DatabaseError)?.code == .offline
         }
-        await engine.close()
+        await short.close()
     }
 
     @Test("a get made offline is answered once the connection returns within the wait")
@@ -65,6 +75,23 @@ struct SyncEngineReadTests {
         } else {
             Issue.record("expected an offline failure, got \(String(describing: answers.items.first))")
         }
+        await engine.close()
+    }
+
+    @Test("a get lost with its connection falls back to the cache when the offline wait expires")
+    func getLostFallsBackToCache() async throws {
+        let server = try EngineTestServer(seed: #"{"b":2}"#)
+        let (engine, transports) = server.makeEngine(getOfflineTimeout: .milliseconds(200))
+        let (events, _) = await engine.observe("/b")
+        #expect(await events.wait(forCount: 1))
+        #expect(await engine.waitUntilConnected())
+        transports.swallow { $0.action == "g" }
+        let answers = TestRecorder<Result<Node, DatabaseError>>()
+        await engine.getData(QuerySpec(path: "/b")) { answers.append($0) }
+        #expect(await transports.requests.wait { $0.contains { $0.action == "g" } })
+        await engine.goOffline()
+        #expect(await answers.wait(forCount: 1), "the get hung")
+        #expect((try? answers.items.first?.get())?.text == "2", "\(String(describing: answers.items.first))")
         await engine.close()
     }
 

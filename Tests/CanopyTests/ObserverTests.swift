@@ -126,4 +126,31 @@ import Testing
         _ = await reader.pendingWriteCount
         #expect(await reader.engine.observerCount == 0)
     }
+
+    @Test func getDataOfflineAnswersFromTheCacheOrFails() async throws {
+        let server = try TestServer()
+        defer { Task { await server.stop() } }
+        let writer = server.database()
+        try await writer.reference(withPath: "g").setValue(5)
+        let reader = server.database()
+        let log = EventLog<Int>()
+        let handle = reader.reference(withPath: "g").observe(.value) { log.append($0.intValue ?? -1) }
+        #expect(try await log.next() == 5)
+        reader.goOffline()
+        // Offline with the value cached: answered at once, although the wait is 30 s.
+        let cached = try await withDeadline(20, "a cached read") {
+            try await reader.reference(withPath: "g").getData()
+        }
+        #expect(cached.intValue == 5)
+        reader.reference(withPath: "g").removeObserver(withHandle: handle)
+
+        let offline = server.database()
+        offline.getOfflineTimeout = .milliseconds(200)
+        offline.goOffline()
+        await #expect {
+            _ = try await offline.reference(withPath: "g").getData()
+        } throws: { error in
+            (error as? DatabaseError)?.code == .offline
+        }
+    }
 }
