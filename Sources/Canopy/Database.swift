@@ -21,8 +21,9 @@ import Synchronization
 /// try await database.reference(withPath: "greeting").setValue("hello")
 /// ```
 ///
-/// Configuration (``callbackQueue``, ``useEmulator(withHost:port:)``,
-/// ``isPersistenceEnabled``, ``persistenceCacheSizeBytes``) belongs before the first use:
+/// Configuration (``callbackQueue``, ``useEmulator(host:port:)`` or Firebase's
+/// ``useEmulator(withHost:port:)``, ``isPersistenceEnabled``,
+/// ``persistenceCacheSizeBytes``) belongs before the first use:
 /// the first call that reaches the engine (a write, an observer, a read, ``goOnline()``)
 /// starts it with the settings of that moment.
 ///
@@ -205,6 +206,16 @@ public final class Database: Sendable {
                 settings.location = .success(location.redirected(toHost: host, port: port))
             }
         }
+    }
+
+    /// Connects to a local server at `host:port`; the same as
+    /// ``useEmulator(withHost:port:)`` (Firebase's spelling), under the name the Canopy
+    /// documentation uses.
+    ///
+    /// Must be called before first use; later calls are ignored (with a warning on standard
+    /// error).
+    public func useEmulator(host: String, port: Int) {
+        useEmulator(withHost: host, port: port)
     }
 
     /// How long ``DatabaseQuery/getData(completion:)`` waits for a connection before

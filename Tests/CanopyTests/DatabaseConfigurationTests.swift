@@ -41,6 +41,15 @@ import Testing
         #expect(database.reference().url == "http://127.0.0.1:9000/?ns=delta")
     }
 
+    @Test func useEmulatorHostSpellingForwards() {
+        let database = Database(url: "https://epsilon.example.com", transportFactory: LoopbackNetwork())
+        database.useEmulator(host: "localhost", port: 9100)
+        #expect(database.reference(withPath: "y").url == "http://localhost:9100/y?ns=epsilon")
+        database.goOnline()
+        database.useEmulator(host: "10.0.0.2", port: 2)
+        #expect(database.reference().url == "http://localhost:9100/?ns=epsilon", "ignored after first use")
+    }
+
     @Test func callbacksRunOnTheCallbackQueue() async throws {
         let database = Database(url: "loopback://nobody?ns=test", transportFactory: LoopbackNetwork())
         let queue = DispatchQueue(label: "callbacks")
