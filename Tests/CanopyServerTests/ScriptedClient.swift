@@ -115,6 +115,19 @@ final class ScriptedClient: Sendable {
         return item
     }
 
+    /// The next complete message, or `nil` when the connection closes first.
+    func receiveUnlessClosed() async throws -> String? {
+        while true {
+            switch try await next("a message or the close") {
+            case .frame(let frame):
+                if let message = try assembler.withLock({ assembler throws(WireError) in try assembler.receive(frame) }) {
+                    return message
+                }
+            case .closed: return nil
+            }
+        }
+    }
+
     /// The next raw frame.
     func receiveFrame() async throws -> String {
         switch try await next("a frame") {
