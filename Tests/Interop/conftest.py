@@ -54,14 +54,15 @@ def canopy_binary():
 class CanopyProcess:
     """A running `canopy serve` on an ephemeral port, with its output captured."""
 
-    def __init__(self, data_dir):
+    def __init__(self, data_dir, extra_arguments=()):
         self.data_dir = pathlib.Path(data_dir)
         self.host = None
         self.port = None
         self.lines = []
         self._ready = threading.Event()
         self.process = subprocess.Popen(
-            [str(canopy_binary()), "serve", "--host", "127.0.0.1", "--port", "0", "--data", str(self.data_dir)],
+            [str(canopy_binary()), "serve", "--host", "127.0.0.1", "--port", "0", "--data", str(self.data_dir)]
+            + list(extra_arguments),
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,
@@ -120,8 +121,8 @@ def start_canopy(tmp_path_factory):
     """Starts `canopy serve` processes on demand; any still running are stopped at the end."""
     started = []
 
-    def start(data_dir=None):
-        server = CanopyProcess(data_dir or tmp_path_factory.mktemp("canopy-data"))
+    def start(data_dir=None, *extra_arguments):
+        server = CanopyProcess(data_dir or tmp_path_factory.mktemp("canopy-data"), extra_arguments)
         started.append(server)
         return server
 

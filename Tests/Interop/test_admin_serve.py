@@ -2,6 +2,7 @@
 data that outlives a restart."""
 
 import firebase_admin
+import pytest
 from firebase_admin import db
 
 from conftest import OfflineCredential, app_options
@@ -21,9 +22,10 @@ def test_emulator_host_environment_variable(canopy, admin_app, monkeypatch, name
         firebase_admin.delete_app(app)
 
 
-def test_data_survives_a_restart(start_canopy, tmp_path, namespace):
+@pytest.mark.parametrize("backend", ["sqlite", "json"])
+def test_data_survives_a_restart(start_canopy, tmp_path, namespace, backend):
     data = tmp_path / "data"
-    first = start_canopy(data)
+    first = start_canopy(data, "--backend", backend)
     app = firebase_admin.initialize_app(OfflineCredential(), app_options(first.url(namespace)), name=f"a-{namespace}")
     try:
         db.reference("kept", app=app).set({"n": 1, "list": ["x", "y"]})
@@ -34,7 +36,7 @@ def test_data_survives_a_restart(start_canopy, tmp_path, namespace):
         firebase_admin.delete_app(app)
     first.stop()
 
-    second = start_canopy(data)
+    second = start_canopy(data, "--backend", backend)
     app = firebase_admin.initialize_app(OfflineCredential(), app_options(second.url(namespace)), name=f"b-{namespace}")
     try:
         assert db.reference("kept", app=app).get() == {"n": 11, "list": ["x", "y"], "m": 2}
