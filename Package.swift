@@ -55,17 +55,18 @@ let package = Package(
         // Applies writes from stdin to a store, acknowledging each; killed by the durability tests.
         .executableTarget(name: "canopy-storage-crasher", dependencies: ["CanopyStorage"]),
         // Benchmarks (executables that print ratios against a baseline measured in the same run).
+        .target(name: "CanopyBenchmarkSupport"),
         .executableTarget(
             name: "CanopyJSONBenchmark",
-            dependencies: ["CanopyTree"]
+            dependencies: ["CanopyBenchmarkSupport", "CanopyTree"]
         ),
         .executableTarget(
             name: "CanopySyncBenchmark",
-            dependencies: ["CanopySync", "CanopyServer", "CanopyStorage", "CanopyWire", "CanopyTree"]
+            dependencies: ["CanopyBenchmarkSupport", "CanopySync", "CanopyServer", "CanopyStorage", "CanopyWire", "CanopyTree"]
         ),
         .executableTarget(
             name: "CanopyWebSocketBenchmark",
-            dependencies: ["CanopyWebSocket", "CanopyServer", "CanopyStorage", "CanopyWire"]
+            dependencies: ["CanopyBenchmarkSupport", "CanopyWebSocket", "CanopyServer", "CanopyStorage", "CanopyWire"]
         ),
 
         .testTarget(name: "CanopyTreeTests", dependencies: ["CanopyTree"]),

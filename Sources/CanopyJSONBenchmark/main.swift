@@ -5,41 +5,13 @@
 //
 // Run with: swift run -c release CanopyJSONBenchmark
 
+import CanopyBenchmarkSupport
 import CanopyTree
 import Foundation
 
-/// SplitMix64: a deterministic generator so every run measures the same document.
-struct BenchmarkRandom: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    mutating func pick<T>(_ options: [T]) -> T {
-        options[Int(next() % UInt64(options.count))]
-    }
-
-    mutating func below(_ bound: Int) -> Int {
-        Int(next() % UInt64(bound))
-    }
-
-    mutating func unit() -> Double {
-        Double(next() >> 11) / Double(1 << 53)
-    }
-}
-
 /// Builds a realistic document: users with profiles, posts and comments.
 struct DocumentGenerator {
-    var random = BenchmarkRandom(seed: 20_261_129)
+    var random = SplitMix64(seed: 20_261_129)
 
     static let words = [
         "tree", "canopy", "sync", "offline", "listen", "query", "snapshot", "value", "write",

@@ -1,3 +1,4 @@
+import CanopyBenchmarkSupport
 import CanopyTree
 
 /// The benchmark's data: a location with many children and a deterministic stream of
@@ -77,21 +78,4 @@ struct SyncWorkload {
             JSONMember("owner", .string("user\(index % 97)")),
         ])
     }
-}
-
-/// SplitMix64: a deterministic generator so every run applies the same updates.
-struct SplitMix64 {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
 }

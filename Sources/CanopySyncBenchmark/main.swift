@@ -9,6 +9,7 @@
 //
 // Run with: swift run -c release CanopySyncBenchmark [children] [updates]
 
+import CanopyBenchmarkSupport
 import CanopyServer
 import CanopyStorage
 import CanopySync

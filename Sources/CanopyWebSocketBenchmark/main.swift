@@ -11,6 +11,7 @@
 // measured alone. Run with:
 //   swift run -c release CanopyWebSocketBenchmark [roundTrips] [connections] [writes]
 
+import CanopyBenchmarkSupport
 import Foundation
 import Synchronization
 

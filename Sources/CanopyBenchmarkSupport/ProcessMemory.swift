@@ -2,15 +2,15 @@ import Foundation
 
 /// Memory figures of a process read from `/proc/<pid>/status` (Linux): resident set size
 /// now (`VmRSS`) and its peak so far (`VmHWM`), in kilobytes.
-struct ProcessMemory {
+public struct ProcessMemory: Sendable {
     /// Resident set size in kilobytes.
-    let residentKB: Int
+    public let residentKB: Int
     /// Peak resident set size in kilobytes.
-    let peakKB: Int
+    public let peakKB: Int
 
     /// The figures of the process `pid` (`self` for this one), or `nil` where `/proc` is
     /// unavailable.
-    static func read(pid: String = "self") -> ProcessMemory? {
+    public static func read(pid: String = "self") -> ProcessMemory? {
         // /proc files report size 0, so read until end of file rather than by size.
         let descriptor = open("/proc/\(pid)/status", O_RDONLY)
         guard descriptor >= 0 else { return nil }
@@ -33,12 +33,12 @@ struct ProcessMemory {
     }
 
     /// "RSS x MB, peak y MB".
-    var summary: String {
+    public var summary: String {
         "RSS \(Self.megabytes(residentKB)) MB, peak (VmHWM) \(Self.megabytes(peakKB)) MB"
     }
 
     /// Kilobytes as megabytes with one decimal.
-    static func megabytes(_ kilobytes: Int) -> String {
+    public static func megabytes(_ kilobytes: Int) -> String {
         let tenths = (kilobytes * 10 + 512) / 1024
         return "\(tenths / 10).\(tenths % 10)"
     }
