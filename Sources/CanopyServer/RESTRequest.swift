@@ -1,3 +1,5 @@
+import CanopyWire
+
 /// One HTTP request to the REST API, independent of the HTTP server that received it
 /// (protocol.md §11).
 ///
@@ -73,16 +75,31 @@ public struct RESTRequest: Sendable {
             }
             query.append(
                 Parameter(
-                    try PercentDecoder.decode(name, component: "query parameter name"),
-                    try PercentDecoder.decode(value, component: "query parameter \(name)")))
+                    try Self.percentDecoded(name, component: "query parameter name"),
+                    try Self.percentDecoded(value, component: "query parameter \(name)")))
         }
         self.init(
-            method: method, path: try PercentDecoder.decode(rawPath, component: "path"), query: query,
+            method: method, path: try Self.percentDecoded(rawPath, component: "path"), query: query,
             headers: headers, body: body)
     }
 
     /// The value of the last query parameter named `name` (names are case-sensitive).
     public func parameter(_ name: String) -> String? {
         query.last { $0.name == name }?.value
+    }
+
+    /// `text` percent-decoded (strictly, `+` stays `+`).
+    ///
+    /// - Throws: ``RESTError`` (400) when a `%` is not followed by two hexadecimal digits or
+    ///   the decoded bytes are not valid UTF-8; `component` names the part for the message.
+    private static func percentDecoded(_ text: Substring, component: String) throws(RESTError) -> String {
+        do {
+            return try PercentDecoder.decode(text)
+        } catch {
+            switch error {
+            case .invalidEscape: throw .badRequest("Invalid percent-encoding in the \(component)")
+            case .invalidUTF8: throw .badRequest("The \(component) is not valid UTF-8 after percent-decoding")
+            }
+        }
     }
 }
