@@ -271,18 +271,7 @@ final class HTTPExchange: @unchecked Sendable {
             let end = base + pointer.count - 1
             var cursor: UnsafeMutablePointer<UInt8>? = start
             if lws_add_http_header_status(wsi, UInt32(clamping: status), &cursor, end) != 0 { return -1 }
-            for header in headers {
-                let name = Array((header.name + ":").utf8) + [0]
-                let value = Array(header.value.utf8)
-                let failed = name.withUnsafeBufferPointer { namePointer in
-                    value.withUnsafeBufferPointer { valuePointer in
-                        lws_add_http_header_by_name(
-                            wsi, namePointer.baseAddress, valuePointer.baseAddress, Int32(valuePointer.count),
-                            &cursor, end)
-                    }
-                }
-                if failed != 0 { return -1 }
-            }
+            if !LWSHeaderWriter.append(headers, wsi, cursor: &cursor, end: end) { return -1 }
             if let contentLength {
                 if lws_add_http_header_content_length(wsi, UInt64(contentLength), &cursor, end) != 0 { return -1 }
             }

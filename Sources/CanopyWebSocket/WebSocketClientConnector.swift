@@ -157,19 +157,7 @@ final class WebSocketClientConnector: LWSCallbackHandler, @unchecked Sendable {
         guard let input, !headers.isEmpty else { return 0 }
         let cursor = input.assumingMemoryBound(to: UnsafeMutablePointer<UInt8>?.self)
         guard let start = cursor.pointee else { return 0 }
-        let end = start + length
-        for header in headers {
-            let name = Array((header.name + ":").utf8) + [0]
-            let value = Array(header.value.utf8)
-            let failed = name.withUnsafeBufferPointer { namePointer in
-                value.withUnsafeBufferPointer { valuePointer in
-                    lws_add_http_header_by_name(
-                        wsi, namePointer.baseAddress, valuePointer.baseAddress, Int32(valuePointer.count), cursor, end)
-                }
-            }
-            if failed != 0 { return -1 }
-        }
-        return 0
+        return LWSHeaderWriter.append(headers, wsi, cursor: cursor, end: start + length) ? 0 : -1
     }
 
     func serviceWillStop() {
