@@ -69,12 +69,16 @@ let package = Package(
             dependencies: ["CanopyBenchmarkSupport", "CanopyWebSocket", "CanopyServer", "CanopyStorage", "CanopyWire"]
         ),
 
-        .testTarget(name: "CanopyTreeTests", dependencies: ["CanopyTree"]),
-        .testTarget(name: "CanopyStorageTests", dependencies: ["CanopyStorage", "canopy-storage-crasher"]),
+        // Shared by the test targets (they cannot import each other).
+        .target(name: "CanopyTestSupport", path: "Tests/CanopyTestSupport"),
+        .testTarget(name: "CanopyTreeTests", dependencies: ["CanopyTree", "CanopyTestSupport"]),
+        .testTarget(
+            name: "CanopyStorageTests", dependencies: ["CanopyStorage", "canopy-storage-crasher", "CanopyTestSupport"]),
         .testTarget(name: "CanopyWireTests", dependencies: ["CanopyWire"]),
         .testTarget(name: "CanopyWebSocketTests", dependencies: ["CanopyWebSocket", "CanopyServer", "CanopyStorage"]),
         .testTarget(name: "CanopySyncTests", dependencies: ["CanopySync", "CanopyServer"]),
-        .testTarget(name: "CanopyServerTests", dependencies: ["CanopyServer", "CanopySync", "CanopyWebSocket"]),
+        .testTarget(
+            name: "CanopyServerTests", dependencies: ["CanopyServer", "CanopySync", "CanopyWebSocket", "CanopyTestSupport"]),
         // The sample-app scenarios, shared by the loopback and the end-to-end tests.
         .target(name: "CanopyScenarios", dependencies: ["Canopy"], path: "Tests/CanopyScenarios"),
         .testTarget(name: "CanopyTests", dependencies: ["Canopy", "CanopyServer", "CanopyScenarios"]),

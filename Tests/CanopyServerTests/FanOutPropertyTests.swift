@@ -1,5 +1,6 @@
 import CanopyServer
 import CanopyStorage
+import CanopyTestSupport
 import CanopyTree
 import CanopyWire
 import Synchronization
@@ -43,18 +44,6 @@ final class PushMirror: Sendable {
     var failures: [String] { state.withLock { $0.failures } }
 }
 
-/// A small deterministic generator (SplitMix64), so a failing sequence can be replayed.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 @Suite("Fan-out keeps every listener's copy equal to the server")
 struct FanOutPropertyTests {
     let auth = ConnectionAuth.unauthenticated
@@ -83,7 +72,7 @@ struct FanOutPropertyTests {
 
     @Test(arguments: [1, 2, 3, 4] as [UInt64])
     func randomWritesKeepDefaultAndTaggedCopiesExact(seed: UInt64) async throws {
-        var rng = SeededGenerator(state: seed)
+        var rng = SeededGenerator(seed: seed)
         let ns = try ServerNamespace(name: "prop", store: MemoryTreeStore(), clock: { 1000 })
         let whole = PushMirror()
         let below = PushMirror()

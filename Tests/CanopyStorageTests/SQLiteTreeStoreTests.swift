@@ -1,3 +1,4 @@
+import CanopyTestSupport
 import CanopyTree
 import Foundation
 import Testing

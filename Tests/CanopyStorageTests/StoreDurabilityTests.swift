@@ -1,4 +1,5 @@
 import CanopyStorage
+import CanopyTestSupport
 import CanopyTree
 import Dispatch
 import Foundation

@@ -1,21 +1,10 @@
+import CanopyTestSupport
 import CanopyTree
 import Testing
 
 /// ChildMap against a simple sorted-array model, with enough children to exercise chunk
 /// splits, merges and lookups across chunk boundaries.
 @Suite struct ChildMapTests {
-    /// SplitMix64, so failures reproduce.
-    struct Random {
-        var state: UInt64
-        mutating func below(_ bound: Int) -> Int {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return Int((z ^ (z >> 31)) % UInt64(bound))
-        }
-    }
-
     /// The model: entries sorted by key order.
     private func sortedModel(_ model: [String: Int64]) -> [(ChildKey, Node)] {
         model.map { (ChildKey($0.key), Node(leaf: .int($0.value))) }.sorted { ChildKey.compare($0.0, $1.0) < 0 }
@@ -42,7 +31,7 @@ import Testing
     }
 
     @Test func randomSetsAndRemovalsMatchASortedModel() {
-        var random = Random(state: 42)
+        var random = SeededGenerator(seed: 42)
         var map = ChildMap.empty
         var model: [String: Int64] = [:]
         let universe = 600

@@ -1,3 +1,4 @@
+import CanopyTestSupport
 import CanopyTree
 import Testing
 
@@ -119,7 +120,7 @@ import Testing
         #expect(double(parsed("1.00000000000000011102230246251565404236316680908203126")) == 1.0.nextUp)
         #expect(double(parsed("9007199254740993.0")) == 9_007_199_254_740_992)
         #expect(double(parsed("9007199254740995.0")) == 9_007_199_254_740_996)
-        var generator = JSONSeededRandom(seed: 7)
+        var generator = SeededGenerator(seed: 7)
         for _ in 0..<2000 {
             let value = Double(bitPattern: generator.next() & 0x7FEF_FFFF_FFFF_FFFF)
             for text in [
@@ -290,22 +291,5 @@ import Testing
         #expect(JSONError(.unexpectedCharacter(0xC3), offset: 2).description == "unexpected character 0xC3 at byte 2")
         #expect(JSONError(.unexpectedEnd, offset: 0).description == "unexpected end of input at byte 0")
         #expect(failure("[1,]")?.description == "unexpected character ']' at byte 3")
-    }
-}
-
-/// A deterministic SplitMix64 generator for reproducible randomized JSON tests.
-struct JSONSeededRandom: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

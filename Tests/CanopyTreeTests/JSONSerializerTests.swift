@@ -1,3 +1,4 @@
+import CanopyTestSupport
 import CanopyTree
 import Testing
 
@@ -85,7 +86,7 @@ import Testing
     // MARK: Round trip
 
     @Test func randomizedRoundTrip() throws {
-        var random = JSONSeededRandom(seed: 0x5EED)
+        var random = SeededGenerator(seed: 0x5EED)
         for iteration in 0..<400 {
             let value = randomValue(depth: 0, random: &random)
             for pretty in [false, true] {
@@ -112,7 +113,7 @@ import Testing
         1.8446744073709552e19, 123_456.789, 0.30000000000000004, 1e100, 3.0,
     ]
 
-    private func randomString(random: inout JSONSeededRandom) -> String {
+    private func randomString(random: inout SeededGenerator) -> String {
         let length = Int(random.next() % 12)
         var scalars = String.UnicodeScalarView()
         for _ in 0..<length {
@@ -125,7 +126,7 @@ import Testing
         return String(scalars)
     }
 
-    private func randomNumber(random: inout JSONSeededRandom) -> JSONValue {
+    private func randomNumber(random: inout SeededGenerator) -> JSONValue {
         switch random.next() % 6 {
         case 0: return .int(Int64(bitPattern: random.next()))
         case 1: return .int(Int64(bitPattern: random.next()) >> (random.next() % 64))
@@ -138,7 +139,7 @@ import Testing
         }
     }
 
-    private func randomValue(depth: Int, random: inout JSONSeededRandom) -> JSONValue {
+    private func randomValue(depth: Int, random: inout SeededGenerator) -> JSONValue {
         let choice = depth >= 5 ? random.next() % 5 : random.next() % 7
         switch choice {
         case 0: return .null

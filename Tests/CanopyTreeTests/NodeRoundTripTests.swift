@@ -1,3 +1,4 @@
+import CanopyTestSupport
 import CanopyTree
 import Testing
 
@@ -14,7 +15,7 @@ import Testing
     ]
 
     struct Generator {
-        var random: SeededRandom
+        var random: SeededGenerator
 
         mutating func pick<T>(_ items: [T]) -> T {
             items[Int(random.next() % UInt64(items.count))]
@@ -70,7 +71,7 @@ import Testing
 
     @Test(arguments: [UInt64(1), 2, 3, 4])
     func exportFormRoundTrip(seed: UInt64) throws {
-        var generator = Generator(random: SeededRandom(state: seed))
+        var generator = Generator(random: SeededGenerator(seed: seed))
         for _ in 0..<150 {
             let node = generator.node(depth: 0)
             let text = node.exportJSON().serialized()
@@ -84,7 +85,7 @@ import Testing
     }
 
     @Test func randomNodesRespectInvariants() {
-        var generator = Generator(random: SeededRandom(state: 99))
+        var generator = Generator(random: SeededGenerator(seed: 99))
         for _ in 0..<200 {
             let node = generator.node(depth: 0)
             #expect(node.hash.utf8.count == 28)

@@ -1,3 +1,4 @@
+import CanopyTestSupport
 import CanopyTree
 import Testing
 
@@ -6,18 +7,6 @@ struct ScriptedRandom: RandomNumberGenerator, Sendable {
     var words: [UInt64]
     mutating func next() -> UInt64 {
         words.count > 1 ? words.removeFirst() : words[0]
-    }
-}
-
-/// SplitMix64, a small seeded generator for reproducible tests.
-struct SeededRandom: RandomNumberGenerator, Sendable {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
 
@@ -42,7 +31,7 @@ struct SeededRandom: RandomNumberGenerator, Sendable {
         (Int64(0), "--------"), (1_700_000_000_000, "-NjEtLV-"), (1_735_689_600_000, "-OFU9Mk-"),
     ])
     func timestampDigits(_ time: Int64, _ prefix: String) {
-        var generator = PushIDGenerator(clock: { time }, random: SeededRandom(state: 1))
+        var generator = PushIDGenerator(clock: { time }, random: SeededGenerator(seed: 1))
         let id = generator.next()
         #expect(id.utf8.count == 20)
         #expect(id.hasPrefix(prefix))
@@ -77,7 +66,7 @@ struct SeededRandom: RandomNumberGenerator, Sendable {
     }
 
     @Test func tenThousandInOneMillisecondStrictlyIncrease() {
-        var generator = PushIDGenerator(clock: { 1_735_689_600_000 }, random: SeededRandom(state: 42))
+        var generator = PushIDGenerator(clock: { 1_735_689_600_000 }, random: SeededGenerator(seed: 42))
         let ids = (0..<10_000).map { _ in generator.next() }
         let pairs = Array(zip(ids, ids.dropFirst()))
         #expect(pairs.allSatisfy { $0.utf8.lexicographicallyPrecedes($1.utf8) })
@@ -86,8 +75,8 @@ struct SeededRandom: RandomNumberGenerator, Sendable {
     }
 
     @Test func idsSortByTimeAcrossMilliseconds() {
-        var generator = PushIDGenerator(clock: { 0 }, random: SeededRandom(state: 7))
-        var random = SeededRandom(state: 99)
+        var generator = PushIDGenerator(clock: { 0 }, random: SeededGenerator(seed: 7))
+        var random = SeededGenerator(seed: 99)
         var time: Int64 = 1_600_000_000_000
         var ids: [String] = []
         for _ in 0..<2_000 {
@@ -99,7 +88,7 @@ struct SeededRandom: RandomNumberGenerator, Sendable {
     }
 
     @Test func outOfRangeTimesAreClamped() {
-        var generator = PushIDGenerator(clock: { -5 }, random: SeededRandom(state: 3))
+        var generator = PushIDGenerator(clock: { -5 }, random: SeededGenerator(seed: 3))
         #expect(generator.next().hasPrefix("--------"))
         #expect(generator.next(timestamp: .max).hasPrefix("zzzzzzzz"))
         #expect(PushIDGenerator.timestamp(of: "short") == nil)
