@@ -9,60 +9,6 @@ struct ScriptTimeout: Error, CustomStringConvertible {
     var description: String { "timed out waiting for \(what)" }
 }
 
-/// What a scripted client has received and not yet consumed; one reader waits at a time.
-final class ClientInbox: Sendable {
-    enum Item: Sendable {
-        case frame(String)
-        case closed(TransportCloseReason)
-    }
-
-    private struct State: Sendable {
-        var items: [Item] = []
-        var waiter: CheckedContinuation<Item?, Never>?
-        var waiterID = 0
-    }
-
-    private let state = Mutex(State())
-
-    /// Hands an item to the waiting reader, or keeps it.
-    func deliver(_ item: Item) {
-        let waiter = state.withLock { state -> CheckedContinuation<Item?, Never>? in
-            if let waiter = state.waiter {
-                state.waiter = nil
-                return waiter
-            }
-            state.items.append(item)
-            return nil
-        }
-        waiter?.resume(returning: item)
-    }
-
-    /// The next item, or `nil` after `timeout`.
-    func next(timeout: Duration) async -> Item? {
-        await withCheckedContinuation { continuation in
-            let (ready, id) = state.withLock { state -> (Item?, Int) in
-                if !state.items.isEmpty { return (state.items.removeFirst(), 0) }
-                state.waiter = continuation
-                state.waiterID += 1
-                return (nil, state.waiterID)
-            }
-            if let ready {
-                continuation.resume(returning: ready)
-                return
-            }
-            Task {
-                try? await Task.sleep(for: timeout)
-                let waiter = self.state.withLock { state -> CheckedContinuation<Item?, Never>? in
-                    guard state.waiterID == id, let waiter = state.waiter else { return nil }
-                    state.waiter = nil
-                    return waiter
-                }
-                waiter?.resume(returning: nil)
-            }
-        }
-    }
-}
-
 /// A test client that speaks raw frames over a loopback transport: it sends exactly the
 /// frames a test gives it and records every frame and the close event it receives, so tests
 /// can assert the server's exact output.
@@ -70,9 +16,14 @@ final class ScriptedClient: Sendable {
     /// How long any wait may take before the test fails.
     static let timeout: Duration = .seconds(20)
 
-    private typealias Received = ClientInbox.Item
+    /// What the client has received and not yet consumed.
+    private enum Received: Sendable {
+        case frame(String)
+        case closed(TransportCloseReason)
+    }
+
     private let transport: LoopbackClientTransport
-    private let inbox = ClientInbox()
+    private let inbox = Mailbox<Received>()
     private let assembler = Mutex(FrameAssembler())
 
     /// Connects to the loopback listener `host` naming namespace `namespace`.
@@ -111,7 +62,9 @@ final class ScriptedClient: Sendable {
 
     /// The next received item, failing after ``timeout``.
     private func next(_ what: String) async throws -> Received {
-        guard let item = await inbox.next(timeout: ScriptedClient.timeout) else { throw ScriptTimeout(what: what) }
+        guard case .item(let item) = await inbox.next(timeout: ScriptedClient.timeout) else {
+            throw ScriptTimeout(what: what)
+        }
         return item
     }
 
