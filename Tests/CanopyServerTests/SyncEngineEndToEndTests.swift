@@ -37,10 +37,9 @@ struct SyncEngineEndToEndTests {
         }
     }
 
-    @Test func contendedTransactionsFromFiveEnginesAllCommitExactlyOnce() async throws {
-        let fixture = try LoopbackServerFixture(seed: #"{"counter":0}"#)
-        let engines = (0..<5).map { _ in engine(fixture) }
-        let perEngine = 10
+    /// Runs `perEngine` transactions that increment `/counter` on every engine and waits for
+    /// all their completions.
+    func incrementCounter(from engines: [SyncEngine], perEngine: Int) async throws -> [TransactionCompletion] {
         let (completions, completed) = AsyncStream.makeStream(of: TransactionCompletion.self)
         for engine in engines {
             for _ in 0..<perEngine {
@@ -53,7 +52,14 @@ struct SyncEngineEndToEndTests {
                     completion: { completed.yield($0) })
             }
         }
-        let results = try await collect(engines.count * perEngine, from: completions)
+        return try await collect(engines.count * perEngine, from: completions)
+    }
+
+    @Test func contendedTransactionsFromFiveEnginesAllCommitExactlyOnce() async throws {
+        let fixture = try LoopbackServerFixture(seed: #"{"counter":0}"#)
+        let engines = (0..<5).map { _ in engine(fixture) }
+        let perEngine = 10
+        let results = try await incrementCounter(from: engines, perEngine: perEngine)
         #expect(results.allSatisfy { $0.committed && $0.error == nil })
         #expect(try await fixture.value(at: "/counter") == String(engines.count * perEngine))
         for engine in engines { await engine.close() }

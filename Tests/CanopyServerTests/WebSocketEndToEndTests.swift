@@ -19,19 +19,7 @@ struct WebSocketEndToEndTests {
             SyncEngine(configuration: .init(target: target, transportFactory: WebSocketClientTransportFactory()))
         }
         let perEngine = 5
-        let (completions, completed) = AsyncStream.makeStream(of: TransactionCompletion.self)
-        for engine in engines {
-            for _ in 0..<perEngine {
-                try await engine.runTransaction(
-                    at: "/counter",
-                    update: { current in
-                        guard case .int(let value)? = current.leafValue else { return .commit(Node(leaf: .int(1))) }
-                        return .commit(Node(leaf: .int(value + 1)))
-                    },
-                    completion: { completed.yield($0) })
-            }
-        }
-        let results = try await SyncEngineEndToEndTests().collect(engines.count * perEngine, from: completions)
+        let results = try await SyncEngineEndToEndTests().incrementCounter(from: engines, perEngine: perEngine)
         #expect(results.allSatisfy { $0.committed && $0.error == nil })
         let total = try await server.namespace(named: "ws").value(at: "/counter")
         #expect(total == Node(leaf: .int(Int64(engines.count * perEngine))))
