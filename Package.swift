@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "CanopySync", targets: ["CanopySync"]),
         .library(name: "CanopyRules", targets: ["CanopyRules"]),
         .executable(name: "canopy", targets: ["canopy"]),
+        .plugin(name: "CanopyEmulator", targets: ["CanopyEmulator"]),
     ],
     targets: [
         // System libraries.
@@ -52,6 +53,19 @@ let package = Package(
             name: "canopy",
             dependencies: ["Canopy", "CanopyServer", "CanopyWebSocket", "CanopyStorage"]
         ),
+        // `swift package canopy-serve`: a local server for a package's tests, configured by canopy.json.
+        .plugin(
+            name: "CanopyEmulator",
+            capability: .command(
+                intent: .custom(verb: "canopy-serve", description: "Run a local Canopy server configured by canopy.json"),
+                permissions: [
+                    .allowNetworkConnections(
+                        scope: .local(ports: []), reason: "The Canopy server listens on a local port"),
+                    .writeToPackageDirectory(reason: "The Canopy server keeps its data in the package directory"),
+                ]
+            ),
+            dependencies: ["canopy"]
+        ),
         // Applies writes from stdin to a store, acknowledging each; killed by the durability tests.
         .executableTarget(name: "canopy-storage-crasher", dependencies: ["CanopyStorage"]),
         // Benchmarks (executables that print ratios against a baseline measured in the same run).
@@ -82,6 +96,7 @@ let package = Package(
         // The sample-app scenarios, shared by the loopback and the end-to-end tests.
         .target(name: "CanopyScenarios", dependencies: ["Canopy"], path: "Tests/CanopyScenarios"),
         .testTarget(name: "CanopyTests", dependencies: ["Canopy", "CanopyServer", "CanopyScenarios"]),
+        .testTarget(name: "CanopyCLITests", dependencies: ["canopy", "CanopyTree"]),
     ],
     swiftLanguageModes: [.v6]
 )

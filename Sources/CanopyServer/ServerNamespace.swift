@@ -87,6 +87,11 @@ public actor ServerNamespace {
         sessionIndex[session] != nil
     }
 
+    /// The number of listens the open connections hold (for metrics).
+    public var listenCount: Int {
+        sessions.reduce(0) { $0 + $1.listens.count }
+    }
+
     /// The current data at `path` (for tools, REST and tests).
     public func value(at path: Path) -> Node {
         root.child(at: path)
