@@ -271,7 +271,7 @@ public struct JSONParser: ~Copyable {
         case .quote:
             index = stop + 1
             let bytes = UnsafeBufferPointer(start: base + start, count: stop - start)
-            if highBits & Self.highBitLanes == 0 { return String(decoding: bytes, as: UTF8.self) }
+            if highBits & JSONWordScan.highBitLanes == 0 { return String(decoding: bytes, as: UTF8.self) }
             guard let string = String(validating: bytes, as: UTF8.self) else {
                 throw JSONError(.invalidUTF8, offset: Self.firstInvalidUTF8(base, start, stop) ?? start)
             }
@@ -296,7 +296,7 @@ public struct JSONParser: ~Copyable {
             switch base[index] {
             case .quote:
                 index += 1
-                if highBits & Self.highBitLanes == 0 { return String(decoding: scratch, as: UTF8.self) }
+                if highBits & JSONWordScan.highBitLanes == 0 { return String(decoding: scratch, as: UTF8.self) }
                 guard let string = String(validating: scratch, as: UTF8.self) else {
                     throw JSONError(.invalidUTF8, offset: Self.firstInvalidUTF8(base, start, index - 1) ?? start)
                 }
@@ -316,9 +316,6 @@ public struct JSONParser: ~Copyable {
         }
     }
 
-    private static let byteLanes: UInt64 = 0x0101_0101_0101_0101
-    private static let highBitLanes: UInt64 = 0x8080_8080_8080_8080
-
     /// The offset of the first quote, backslash or control character at or after `start`
     /// (or `end`), OR-ing the bytes passed over into `highBits` to detect non-ASCII text.
     /// Eight bytes are examined at a time while none of them is special.
@@ -327,14 +324,7 @@ public struct JSONParser: ~Copyable {
         var position = start
         while position &+ 8 <= end {
             let word = UnsafeRawPointer(base + position).loadUnaligned(as: UInt64.self)
-            // A lane is flagged when it is a quote, a backslash or below 0x20 (exact for "any lane").
-            let quotes = word ^ (Self.byteLanes &* 0x22)
-            let backslashes = word ^ (Self.byteLanes &* 0x5C)
-            let special =
-                ((quotes &- Self.byteLanes) & ~quotes)
-                | ((backslashes &- Self.byteLanes) & ~backslashes)
-                | ((word &- Self.byteLanes &* 0x20) & ~word)
-            if special & Self.highBitLanes != 0 { break }
+            if JSONWordScan.hasSpecialByte(word) { break }
             highBits |= word
             position &+= 8
         }

@@ -234,8 +234,6 @@ public struct JSONSerializer: ~Copyable {
         }
     }
 
-    private static let byteLanes: UInt64 = 0x0101_0101_0101_0101
-    private static let highBitLanes: UInt64 = 0x8080_8080_8080_8080
     private static let hexDigits: StaticString = "0123456789abcdef"
 
     /// Writes `utf8` as a quoted, escaped JSON string.
@@ -254,13 +252,7 @@ public struct JSONSerializer: ~Copyable {
             // Skip eight bytes at a time while none is a quote, backslash or control character.
             while position &+ 8 <= length {
                 let word = UnsafeRawPointer(source + position).loadUnaligned(as: UInt64.self)
-                let quotes = word ^ (Self.byteLanes &* 0x22)
-                let backslashes = word ^ (Self.byteLanes &* 0x5C)
-                let special =
-                    ((quotes &- Self.byteLanes) & ~quotes)
-                    | ((backslashes &- Self.byteLanes) & ~backslashes)
-                    | ((word &- Self.byteLanes &* 0x20) & ~word)
-                if special & Self.highBitLanes != 0 { break }
+                if JSONWordScan.hasSpecialByte(word) { break }
                 position &+= 8
             }
             while position < length {
