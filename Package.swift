@@ -84,7 +84,7 @@ let package = Package(
         ),
 
         // Shared by the test targets (they cannot import each other).
-        .target(name: "CanopyTestSupport", path: "Tests/CanopyTestSupport"),
+        .target(name: "CanopyTestSupport", dependencies: ["CanopyBenchmarkSupport"], path: "Tests/CanopyTestSupport"),
         .testTarget(name: "CanopyTreeTests", dependencies: ["CanopyTree", "CanopyTestSupport"]),
         .testTarget(
             name: "CanopyStorageTests", dependencies: ["CanopyStorage", "canopy-storage-crasher", "CanopyTestSupport"]),

@@ -1,24 +1,5 @@
-/// SplitMix64: a small deterministic random generator, so randomized tests replay exactly
-/// from their seed.
-public struct SeededGenerator: RandomNumberGenerator, Sendable {
-    private var state: UInt64
+import CanopyBenchmarkSupport
 
-    /// A generator whose sequence is fixed by `seed`.
-    public init(seed: UInt64) {
-        state = seed
-    }
-
-    /// The next 64 random bits.
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// A number in `0..<bound` (`bound` must be positive): the next value modulo `bound`.
-    public mutating func below(_ bound: Int) -> Int {
-        Int(next() % UInt64(bound))
-    }
-}
+/// The seeded generator of randomized tests: SplitMix64, the generator the benchmarks use, so
+/// a test replays exactly from its seed.
+public typealias SeededGenerator = SplitMix64
