@@ -6,6 +6,18 @@ import Testing
 
 @Suite("SyncEngine reconnects and offline work")
 struct SyncEngineConnectionTests {
+    /// The listens, sets and merges the engine sent, in order: `q /path`, `p /path`, `m /path`.
+    private func listensAndWrites(_ transports: RecordingTransportFactory) -> [String] {
+        transports.requests.items.compactMap { request -> String? in
+            switch request {
+            case .listen(let listen): return "q \(listen.path.wireString)"
+            case .put(let path, _, _): return "p \(path.wireString)"
+            case .merge(let path, _): return "m \(path.wireString)"
+            default: return nil
+            }
+        }
+    }
+
     @Test("after a dropped connection the engine reconnects and re-sends its listens")
     func reconnectResendsListens() async throws {
         let server = try EngineTestServer(seed: #"{"r":1}"#)
@@ -50,14 +62,7 @@ struct SyncEngineConnectionTests {
         #expect(await done.wait(forCount: 4), "completions: \(done.items.count)")
         #expect(done.items.allSatisfy { $0 == nil })
         #expect(try await server.value(at: "/w") == #"{"1":1,"2":2,"3":3,"4":4}"#)
-        let log = transports.requests.items.compactMap { request -> String? in
-            switch request {
-            case .listen(let listen): return "q \(listen.path.wireString)"
-            case .put(let path, _, _): return "p \(path.wireString)"
-            case .merge(let path, _): return "m \(path.wireString)"
-            default: return nil
-            }
-        }
+        let log = listensAndWrites(transports)
         #expect(log == ["q /w", "q /w", "p /w/1", "p /w/2", "p /w/3", "m /w"], "\(log)")
         await engine.close()
     }
@@ -91,14 +96,7 @@ struct SyncEngineConnectionTests {
         await transports.dropConnections()
         #expect(await done.wait(forCount: 4))
         #expect(done.items.allSatisfy { $0 == nil })
-        let log = transports.requests.items.compactMap { request -> String? in
-            switch request {
-            case .listen(let listen): return "q \(listen.path.wireString)"
-            case .put(let path, _, _): return "p \(path.wireString)"
-            case .merge(let path, _): return "m \(path.wireString)"
-            default: return nil
-            }
-        }
+        let log = listensAndWrites(transports)
         let once = ["p /lost/1", "p /lost/2", "p /lost/3", "m /lost"]
         #expect(log == ["q /lost"] + once + ["q /lost"] + once, "\(log)")
         #expect(try await server.value(at: "/lost") == #"{"1":1,"2":2,"3":3,"4":4}"#)
