@@ -6,6 +6,18 @@ import Testing
 
 @Suite("SyncEngine one-shot reads and purge against a loopback server")
 struct SyncEngineReadTests {
+    /// Records an issue unless `answer` is a failure with code `offline`.
+    private func expectOfflineFailure(
+        _ answer: Result<Node, DatabaseError>?, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        if case .failure(let error)? = answer {
+            #expect(error.code == .offline, sourceLocation: sourceLocation)
+        } else {
+            Issue.record(
+                "expected an offline failure, got \(String(describing: answer))", sourceLocation: sourceLocation)
+        }
+    }
+
     @Test("getData asks the server while connected, even when the value is cached")
     func getDataOnline() async throws {
         let server = try EngineTestServer(seed: #"{"a":{"b":1},"s":{"x":{"n":2},"y":{"n":1}}}"#)
@@ -70,11 +82,7 @@ struct SyncEngineReadTests {
         #expect(await transports.requests.wait { $0.contains { $0.action == "g" } })
         await engine.goOffline()
         #expect(await answers.wait(forCount: 1), "the get hung")
-        if case .failure(let error)? = answers.items.first {
-            #expect(error.code == .offline)
-        } else {
-            Issue.record("expected an offline failure, got \(String(describing: answers.items.first))")
-        }
+        expectOfflineFailure(answers.items.first)
         await engine.close()
     }
 
@@ -114,11 +122,7 @@ struct SyncEngineReadTests {
         #expect(await answers.wait(forCount: 1), "the get hung")
         let waited = ContinuousClock.now - dropped
         #expect(waited >= wait - .milliseconds(50), "failed \(waited) after the drop; the wait is \(wait)")
-        if case .failure(let error)? = answers.items.first {
-            #expect(error.code == .offline)
-        } else {
-            Issue.record("expected an offline failure, got \(String(describing: answers.items.first))")
-        }
+        expectOfflineFailure(answers.items.first)
         await engine.close()
     }
 
