@@ -68,6 +68,8 @@ let package = Package(
         ),
         // Applies writes from stdin to a store, acknowledging each; killed by the durability tests.
         .executableTarget(name: "canopy-storage-crasher", dependencies: ["CanopyStorage"]),
+        // Connects to a server, registers onDisconnect operations, prints "ready"; killed by the end-to-end tests.
+        .executableTarget(name: "canopy-test-client", dependencies: ["Canopy"]),
         // Benchmarks (executables that print ratios against a baseline measured in the same run).
         .target(name: "CanopyBenchmarkSupport"),
         .executableTarget(
@@ -97,6 +99,10 @@ let package = Package(
         .target(name: "CanopyScenarios", dependencies: ["Canopy"], path: "Tests/CanopyScenarios"),
         .testTarget(name: "CanopyTests", dependencies: ["Canopy", "CanopyServer", "CanopyScenarios"]),
         .testTarget(name: "CanopyCLITests", dependencies: ["canopy", "CanopyTree"]),
+        .testTarget(
+            name: "CanopyEndToEndTests",
+            dependencies: ["Canopy", "CanopyScenarios", "CanopyWebSocket", "canopy", "canopy-test-client"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

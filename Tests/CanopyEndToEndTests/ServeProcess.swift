@@ -1,0 +1,105 @@
+import Canopy
+import CanopyScenarios
+import CanopyWebSocket
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A `canopy serve` process on 127.0.0.1 with its own data directory, and clients of one of
+/// its namespaces connected over real websockets.
+final class ServeProcess: ScenarioServer {
+    /// The port it listens on (kept across restarts).
+    let port: Int
+    /// The data directory (kept across restarts).
+    let dataDirectory: URL
+    /// The namespace ``database()`` and ``value(at:)`` use.
+    let namespace: String
+    private let backend: String
+    private let current: Mutex<ChildProcess>
+
+    private static let listeningPrefix = "canopy serve: listening on http://127.0.0.1:"
+
+    /// Starts `canopy serve --port 0` on a new data directory and waits until it listens.
+    init(namespace: String = "e2e", backend: String = "sqlite") async throws {
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("canopy-e2e-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let child = try Self.launch(port: 0, data: directory, backend: backend)
+        let line = try await child.line(startingWith: Self.listeningPrefix)
+        guard let port = Int(line.dropFirst(Self.listeningPrefix.count)) else {
+            child.send(signal: SIGKILL)
+            throw TestTimeout(description: "unexpected listening line: \(line)")
+        }
+        self.port = port
+        self.dataDirectory = directory
+        self.namespace = namespace
+        self.backend = backend
+        self.current = Mutex(child)
+    }
+
+    /// The URL clients of ``namespace`` use.
+    var url: String { "http://127.0.0.1:\(port)?ns=\(namespace)" }
+
+    /// A new, independent client of ``namespace`` over websockets.
+    func database() -> Database {
+        Database(url: url, transportFactory: WebSocketClientTransportFactory())
+    }
+
+    /// The data at `path` read over REST, as compact JSON in export form.
+    func value(at path: String) async throws -> String {
+        let response = try await RawSocket.http(
+            port: port, method: "GET", target: "/\(path).json?ns=\(namespace)&format=export")
+        guard response.status == 200 else {
+            throw TestTimeout(description: "GET /\(path): \(response.status) \(response.bodyText)")
+        }
+        return response.bodyText
+    }
+
+    /// Stops the server with SIGTERM; answers its exit status.
+    @discardableResult
+    func terminate() async throws -> Int32 {
+        let child = current.withLock { $0 }
+        child.send(signal: SIGTERM)
+        return try await child.exitStatus()
+    }
+
+    /// Kills the server with SIGKILL (no shutdown) and waits for it to be gone.
+    func kill() async throws {
+        let child = current.withLock { $0 }
+        child.send(signal: SIGKILL)
+        try await child.exitStatus()
+    }
+
+    /// Starts the server again on the same port and data directory (after ``terminate()``).
+    func restart() async throws {
+        let child = try Self.launch(port: port, data: dataDirectory, backend: backend)
+        _ = try await child.line(startingWith: Self.listeningPrefix)
+        current.withLock { $0 = child }
+    }
+
+    /// What the running server printed on standard error (its log).
+    var log: String { current.withLock { $0 }.standardError }
+
+    /// Stops the server (SIGKILL if SIGTERM is not enough); the data directory goes with the
+    /// last reference.
+    func stop() async {
+        let child = current.withLock { $0 }
+        child.send(signal: SIGTERM)
+        if (try? await child.exitStatus(within: 10)) == nil { child.send(signal: SIGKILL) }
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: dataDirectory)
+    }
+
+    private static func launch(port: Int, data: URL, backend: String) throws -> ChildProcess {
+        try ChildProcess(
+            "canopy", override: "CANOPY_BINARY",
+            arguments: ["serve", "--host", "127.0.0.1", "--port", "\(port)", "--data", data.path, "--backend", backend])
+    }
+}
