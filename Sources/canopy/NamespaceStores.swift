@@ -6,6 +6,8 @@ import Synchronization
 /// The stores of `canopy serve`: one per namespace in the data directory, opened on first use
 /// — `NAME.sqlite` with the SQLite backend, the directory `NAME.json/` with the JSON-file
 /// backend. Any valid namespace name (``CanopyServer/isValidNamespaceName(_:)``) is accepted.
+/// One server at a time uses a directory: it holds an exclusive lock on
+/// `canopy-serve.lock` in it while it runs.
 final class NamespaceStores: Sendable {
     /// The storage backends.
     enum Backend: String, Sendable, CaseIterable {
@@ -38,10 +40,19 @@ final class NamespaceStores: Sendable {
         } catch {
             throw .failure("cannot create the data directory \(directory.path): \(error.localizedDescription)")
         }
+        // Each server keeps its namespaces' trees in memory: two servers on one directory would
+        // each miss the other's writes. The lock is held until the process exits.
+        let lockPath = directory.appendingPathComponent("canopy-serve.lock").path
+        let lock = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard lock >= 0 else { throw .failure("cannot open \(lockPath): \(String(cString: strerror(errno)))") }
+        guard flock(lock, LOCK_EX | LOCK_NB) == 0 else {
+            close(lock)
+            throw .failure("another canopy serve is using the data directory \(directory.path)")
+        }
     }
 
     /// Opens the store of namespace `name` (the server calls this once per namespace).
-    func open(_ name: String) throws -> any TreeStore {
+    func openStore(_ name: String) throws -> any TreeStore {
         guard CanopyServer.isValidNamespaceName(name) else {
             throw OpenError(description: "invalid namespace name \"\(name)\"")
         }

@@ -83,7 +83,7 @@ struct ServeCommand {
         let metrics = ServerMetrics()
         let stores = try NamespaceStores(directory: dataDirectory, backend: backend, metrics: metrics)
         let server = CanopyServer(
-            configuration: CanopyServer.Configuration(log: log), makeStore: { try stores.open($0) })
+            configuration: CanopyServer.Configuration(log: log), makeStore: { try stores.openStore($0) })
         let rest = RESTHandler(server: server)
         let handler = ServeHTTPHandler(
             rest: rest, metrics: metrics,

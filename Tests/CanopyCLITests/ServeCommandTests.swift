@@ -171,6 +171,18 @@ import Testing
         #expect(interrupted.status == 0, "\(interrupted.errors)")
     }
 
+    @Test func secondServerOnTheSameDirectoryIsRefused() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let data = directory.url.appendingPathComponent("data")
+        let first = try await ServerProcess(data: data)
+        let second = try await CanopyProcess.run(["serve", "--port", "0", "--data", data.path])
+        #expect(second.status == 1)
+        #expect(second.errors.contains("another canopy serve is using the data directory"), "\(second.errors)")
+        let stopped = await first.stop()
+        #expect(stopped.status == 0)
+    }
+
     @Test func usageAndFailureExitCodes() async throws {
         let unknown = try await CanopyProcess.run(["serve", "--frobnicate"])
         #expect(unknown.status == 2)
