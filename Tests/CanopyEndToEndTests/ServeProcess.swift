@@ -29,11 +29,19 @@ final class ServeProcess: ScenarioServer {
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("canopy-e2e-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let child = try Self.launch(port: 0, data: directory, backend: backend)
-        let line = try await child.line(startingWith: Self.listeningPrefix)
-        guard let port = Int(line.dropFirst(Self.listeningPrefix.count)) else {
-            child.send(signal: SIGKILL)
-            throw TestTimeout(description: "unexpected listening line: \(line)")
+        let child: ChildProcess
+        let port: Int
+        do {
+            child = try Self.launch(port: 0, data: directory, backend: backend)
+            let line = try await child.line(startingWith: Self.listeningPrefix)
+            guard let number = Int(line.dropFirst(Self.listeningPrefix.count)) else {
+                child.send(signal: SIGKILL)
+                throw TestTimeout(description: "unexpected listening line: \(line)")
+            }
+            port = number
+        } catch {
+            try? FileManager.default.removeItem(at: directory)
+            throw error
         }
         self.port = port
         self.dataDirectory = directory
