@@ -53,80 +53,14 @@ public struct JSONParser: ~Copyable {
     private var depth = 0
     /// Reused buffer for decoding strings that contain escapes.
     private var scratch: [UInt8] = []
-    /// Elements of the arrays being parsed, innermost last; a finished array moves its
-    /// elements out into storage of exactly the right size.
-    private var elementStack: UnsafeMutablePointer<JSONValue>
-    private var elementCount = 0
-    private var elementCapacity = 64
-    /// Members of the objects being parsed, like ``elementStack``.
-    private var memberStack: UnsafeMutablePointer<JSONMember>
-    private var memberCount = 0
-    private var memberCapacity = 64
+    /// Elements of the arrays being parsed.
+    private var elements = JSONParseStack<JSONValue>()
+    /// Members of the objects being parsed.
+    private var members = JSONParseStack<JSONMember>()
 
     private init(base: UnsafePointer<UInt8>, end: Int) {
         self.base = base
         self.end = end
-        elementStack = .allocate(capacity: elementCapacity)
-        memberStack = .allocate(capacity: memberCapacity)
-    }
-
-    deinit {
-        elementStack.deinitialize(count: elementCount)
-        elementStack.deallocate()
-        memberStack.deinitialize(count: memberCount)
-        memberStack.deallocate()
-    }
-
-    @inline(__always)
-    private mutating func pushElement(_ element: consuming JSONValue) {
-        if elementCount == elementCapacity {
-            let larger = UnsafeMutablePointer<JSONValue>.allocate(capacity: elementCapacity * 2)
-            larger.moveInitialize(from: elementStack, count: elementCount)
-            elementStack.deallocate()
-            elementStack = larger
-            elementCapacity *= 2
-        }
-        (elementStack + elementCount).initialize(to: element)
-        elementCount += 1
-    }
-
-    /// Moves the elements from `start` to the top of the stack into a new array.
-    private mutating func popElements(from start: Int) -> [JSONValue] {
-        let count = elementCount - start
-        let source = elementStack + start
-        elementCount = start
-        // `reserveCapacity` + `append` specialize fully; `init(unsafeUninitializedCapacity:)`
-        // would look up the array's generic metadata on every call.
-        var elements: [JSONValue] = []
-        elements.reserveCapacity(count)
-        for offset in 0..<count { elements.append((source + offset).move()) }
-        return elements
-    }
-
-    @inline(__always)
-    private mutating func pushMember(_ member: consuming JSONMember) {
-        if memberCount == memberCapacity {
-            let larger = UnsafeMutablePointer<JSONMember>.allocate(capacity: memberCapacity * 2)
-            larger.moveInitialize(from: memberStack, count: memberCount)
-            memberStack.deallocate()
-            memberStack = larger
-            memberCapacity *= 2
-        }
-        (memberStack + memberCount).initialize(to: member)
-        memberCount += 1
-    }
-
-    /// Moves the members from `start` to the top of the stack into a new array.
-    private mutating func popMembers(from start: Int) -> [JSONMember] {
-        let count = memberCount - start
-        let source = memberStack + start
-        memberCount = start
-        // `reserveCapacity` + `append` specialize fully; `init(unsafeUninitializedCapacity:)`
-        // would look up the array's generic metadata on every call.
-        var members: [JSONMember] = []
-        members.reserveCapacity(count)
-        for offset in 0..<count { members.append((source + offset).move()) }
-        return members
     }
 
     // MARK: Structure
@@ -198,9 +132,9 @@ public struct JSONParser: ~Copyable {
             depth -= 1
             return .array([])
         }
-        let start = elementCount
+        let start = elements.count
         while true {
-            pushElement(try parseValue())
+            elements.push(try parseValue())
             skipWhitespace()
             guard index < end else { throw JSONError(.unexpectedEnd, offset: index) }
             switch base[index] {
@@ -210,7 +144,7 @@ public struct JSONParser: ~Copyable {
             case .closeBracket:
                 index += 1
                 depth -= 1
-                return .array(popElements(from: start))
+                return .array(elements.pop(from: start))
             case let byte:
                 throw JSONError(.unexpectedCharacter(byte), offset: index)
             }
@@ -224,7 +158,7 @@ public struct JSONParser: ~Copyable {
             depth -= 1
             return .object([])
         }
-        let start = memberCount
+        let start = members.count
         while true {
             guard index < end else { throw JSONError(.unexpectedEnd, offset: index) }
             guard base[index] == .quote else {
@@ -238,7 +172,7 @@ public struct JSONParser: ~Copyable {
             }
             index += 1
             skipWhitespace()
-            pushMember(JSONMember(key, try parseValue()))
+            members.push(JSONMember(key, try parseValue()))
             skipWhitespace()
             guard index < end else { throw JSONError(.unexpectedEnd, offset: index) }
             switch base[index] {
@@ -248,7 +182,7 @@ public struct JSONParser: ~Copyable {
             case .closeBrace:
                 index += 1
                 depth -= 1
-                return .object(popMembers(from: start))
+                return .object(members.pop(from: start))
             case let byte:
                 throw JSONError(.unexpectedCharacter(byte), offset: index)
             }
