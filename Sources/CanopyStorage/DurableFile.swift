@@ -90,21 +90,30 @@ enum DurableFile {
         }
     }
 
-    /// Opens (creating if needed) the file at `path` and takes an exclusive `flock` on it
-    /// without waiting; returns the descriptor that holds the lock until it is closed.
+    /// Opens (creating if needed) the file at `path` and takes an exclusive `flock` on it,
+    /// waiting at most about a second for a holder to let go; returns the descriptor that holds the lock until it is closed.
     static func lockExclusively(_ path: String) throws(StorageError) -> Int32 {
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw failure("cannot open \(path)") }
-        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
-            let error =
-                errno == EWOULDBLOCK
-                ? StorageError(kind: .io, code: errno, message: "\(path) is held by another open store")
-                : failure("cannot lock \(path)")
-            _ = close(fd)
-            throw error
+        // A child process forked elsewhere in this process shares the lock's open file
+        // description until it calls exec, so a lock just released can look held for a
+        // moment: try again for up to a second before calling it held.
+        for attempt in 0...lockAttempts {
+            if flock(fd, LOCK_EX | LOCK_NB) == 0 { return fd }
+            guard errno == EWOULDBLOCK, attempt < lockAttempts else { break }
+            usleep(lockRetryMicroseconds)
         }
-        return fd
+        let error =
+            errno == EWOULDBLOCK
+            ? StorageError(kind: .io, code: errno, message: "\(path) is held by another open store")
+            : failure("cannot lock \(path)")
+        _ = close(fd)
+        throw error
     }
+
+    /// How many times a held lock is tried again, and how long apart.
+    private static let lockAttempts = 100
+    private static let lockRetryMicroseconds: UInt32 = 10_000
 
     /// Closes a file descriptor, ignoring errors (nothing is left to flush after an fsync).
     static func closeFile(_ fd: Int32) {
