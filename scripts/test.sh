@@ -41,8 +41,18 @@ echo "== summary"
 summary_line "swift test" 'Test run with [0-9]+ tests?' .build/test-output.txt
 summary_line "interop" '(^|= )[0-9]+ (passed|failed|errors?|skipped)|no tests ran' .build/interop-output.txt
 printf '%s\n' "${results[@]}"
+
+# One closing line over both suites: Swift Testing's count and failed tests, pytest's counts.
+swift_total=$(grep -hoE 'Test run with [0-9]+ tests?' .build/test-output.txt 2>/dev/null | tail -1 | grep -oE '[0-9]+') || swift_total=0
+swift_failed=$(grep -cE '^✘ Test .* failed after' .build/test-output.txt 2>/dev/null) || swift_failed=0
+py_passed=$(grep -hoE '[0-9]+ passed' .build/interop-output.txt 2>/dev/null | tail -1 | grep -oE '[0-9]+') || py_passed=0
+py_failed=$(grep -hoE '[0-9]+ (failed|errors?)' .build/interop-output.txt 2>/dev/null | awk '{s += $1} END {print s + 0}') || py_failed=0
+passed=$((swift_total - swift_failed + py_passed))
+failed=$((swift_failed + py_failed))
 if ((failures)); then
     echo "test.sh: $failures step(s) FAILED" >&2
+    echo "tests: $passed passed, $failed failed"
     exit 1
 fi
 echo "test.sh: all steps passed"
+echo "tests: $passed passed, $failed failed"

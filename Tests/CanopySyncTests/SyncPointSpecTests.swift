@@ -2,10 +2,6 @@ import CanopySync
 import CanopyTree
 import Testing
 
-/// Cases of the conformance spec the engine is known to fail; each is reported loudly as a
-/// known issue. Empty means every case must pass.
-let knownFailures: Set<String> = []
-
 @Suite("Sync-point conformance spec")
 struct SyncPointSpecTests {
     @Test("Spec file is present (otherwise the conformance cases are skipped)")
@@ -24,11 +20,6 @@ struct SyncPointSpecTests {
     func conformanceCase(name: String, prefix: String) throws {
         let specCase = try SyncPointSpec.named(name)
         let runner = SpecCaseRunner(prefix: Path(prefix))
-        if knownFailures.contains(name) {
-            print("KNOWN FAILURE (excluded): \(name) [prefix '\(prefix)']")
-            withKnownIssue { try runner.run(specCase) }
-        } else {
-            try runner.run(specCase)
-        }
+        try runner.run(specCase)
     }
 }
