@@ -45,6 +45,9 @@ final class HTTPExchange: @unchecked Sendable {
     private var dispatched = false
     /// Whether the request announced a body with `Content-Length` (still to be received).
     let expectsBody: Bool
+    /// Whether the request's `Content-Length` exceeds the body limit: it is answered `413`
+    /// from its headers alone, without reading the body.
+    let announcesOversizedBody: Bool
     /// Whether the request announced a chunked body, which this host does not accept.
     let hasChunkedBody: Bool
     /// Whether the response must carry headers only (a `HEAD` request).
@@ -65,6 +68,7 @@ final class HTTPExchange: @unchecked Sendable {
             remoteAddress: LWSRequestHeaders.remoteAddress(wsi))
         let declaredLength = headers.first { $0.name == "content-length" }.flatMap { Int($0.value) }
         expectsBody = (declaredLength ?? 0) > 0
+        announcesOversizedBody = (declaredLength ?? 0) > maximumBodyBytes
         hasChunkedBody = declaredLength == nil && headers.contains { $0.name == "transfer-encoding" }
         omitsBody = method == "HEAD"
     }

@@ -174,6 +174,9 @@ final class WebSocketListenerCore: LWSCallbackHandler, @unchecked Sendable {
         exchanges[wsi] = exchange
         if exchange.hasChunkedBody {
             exchange.reject(status: 411, message: "chunked request bodies are not accepted; send Content-Length")
+        } else if exchange.announcesOversizedBody {
+            exchange.reject(
+                status: 413, message: "request body larger than \(configuration.maximumRequestBodyBytes) bytes")
         } else if !exchange.expectsBody {
             dispatch(exchange, wsi)
         }

@@ -185,14 +185,20 @@ final class WebSocketSession: @unchecked Sendable {
     }
 
     /// Handles received bytes; reports a message once its final fragment arrived (service thread).
+    ///
+    /// A frame is refused as soon as its header announces more than the limit: what was
+    /// already gathered, this piece and the rest of the frame still to come
+    /// (`lws_remaining_packet_payload`) are counted, so an oversized frame is never buffered.
     func receive(_ input: UnsafeMutableRawPointer?, _ length: Int) -> Int32 {
         guard let wsi else { return -1 }
+        let announced = Int(clamping: UInt(bitPattern: lws_remaining_packet_payload(wsi)))
+        let room = maximumMessageBytes - receiveBuffer.count - max(length, 0)
+        if room < 0 || announced > room {
+            setCloseReason(wsi, code: Self.messageTooBigClose, reason: "message too big")
+            end(.failed("a message exceeded \(maximumMessageBytes) bytes"))
+            return -1
+        }
         if let input, length > 0 {
-            if receiveBuffer.count + length > maximumMessageBytes {
-                setCloseReason(wsi, code: Self.messageTooBigClose, reason: "message too big")
-                end(.failed("a message exceeded \(maximumMessageBytes) bytes"))
-                return -1
-            }
             receiveBuffer.append(contentsOf: UnsafeRawBufferPointer(start: input, count: length))
         }
         if lws_is_final_fragment(wsi) != 0 {

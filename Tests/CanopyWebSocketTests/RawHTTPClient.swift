@@ -100,6 +100,38 @@ enum RawHTTPClient {
         return frame
     }
 
+    /// The start of a masked, final client frame whose header announces `announcedLength`
+    /// payload bytes (64-bit length form), followed by only the first `payload` bytes.
+    static func clientFrameStart(opcode: UInt8, announcedLength: UInt64, payload: [UInt8]) -> [UInt8] {
+        let mask: [UInt8] = [0x12, 0x34, 0x56, 0x78]
+        var frame: [UInt8] = [0x80 | opcode, 0x80 | 127]
+        for shift in stride(from: 56, through: 0, by: -8) { frame.append(UInt8(truncatingIfNeeded: announcedLength >> UInt64(shift))) }
+        frame += mask
+        for (index, byte) in payload.enumerated() { frame.append(byte ^ mask[index % 4]) }
+        return frame
+    }
+
+    /// Reads at least `count` bytes from an open socket; returns what was read.
+    static func read(_ socket: Int32, atLeast count: Int) async throws -> [UInt8] {
+        try await onThread {
+            var result: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while result.count < count {
+                let read = buffer.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
+                guard read > 0 else {
+                    throw WaitFailure(description: "connection ended or timed out after \(result.count) bytes")
+                }
+                result += buffer[..<read]
+            }
+            return result
+        }
+    }
+
+    /// Reads from an open socket until the server closes it; returns what was read.
+    static func readToEnd(of socket: Int32) async throws -> [UInt8] {
+        try await onThread { try readToEnd(socket) }
+    }
+
     /// Writes raw bytes to an open socket.
     static func write(_ socket: Int32, _ bytes: [UInt8]) async throws {
         try await onThread { try sendAll(socket, bytes) }
