@@ -135,20 +135,26 @@ public struct JSONParser: ~Copyable {
         let start = elements.count
         while true {
             elements.push(try parseValue())
-            skipWhitespace()
-            guard index < end else { throw JSONError(.unexpectedEnd, offset: index) }
-            switch base[index] {
-            case .comma:
-                index += 1
-                skipWhitespace()
-            case .closeBracket:
-                index += 1
-                depth -= 1
-                return .array(elements.pop(from: start))
-            case let byte:
-                throw JSONError(.unexpectedCharacter(byte), offset: index)
-            }
+            if try closesContainer(with: .closeBracket) { return .array(elements.pop(from: start)) }
         }
+    }
+
+    /// After an element or member: consumes a `,` (returning `false`) or the container's
+    /// closing byte (returning `true` and leaving the container); anything else is an error.
+    @inline(__always)
+    private mutating func closesContainer(with closing: UInt8) throws(JSONError) -> Bool {
+        skipWhitespace()
+        guard index < end else { throw JSONError(.unexpectedEnd, offset: index) }
+        let byte = base[index]
+        if byte == .comma {
+            index += 1
+            skipWhitespace()
+            return false
+        }
+        guard byte == closing else { throw JSONError(.unexpectedCharacter(byte), offset: index) }
+        index += 1
+        depth -= 1
+        return true
     }
 
     private mutating func parseObject() throws(JSONError) -> JSONValue {
@@ -173,19 +179,7 @@ public struct JSONParser: ~Copyable {
             index += 1
             skipWhitespace()
             members.push(JSONMember(key, try parseValue()))
-            skipWhitespace()
-            guard index < end else { throw JSONError(.unexpectedEnd, offset: index) }
-            switch base[index] {
-            case .comma:
-                index += 1
-                skipWhitespace()
-            case .closeBrace:
-                index += 1
-                depth -= 1
-                return .object(members.pop(from: start))
-            case let byte:
-                throw JSONError(.unexpectedCharacter(byte), offset: index)
-            }
+            if try closesContainer(with: .closeBrace) { return .object(members.pop(from: start)) }
         }
     }
 
