@@ -91,17 +91,17 @@ let package = Package(
         .testTarget(
             name: "CanopyStorageTests", dependencies: ["CanopyStorage", "canopy-storage-crasher", "CanopyTestSupport"]),
         .testTarget(name: "CanopyWireTests", dependencies: ["CanopyWire"]),
-        .testTarget(name: "CanopyWebSocketTests", dependencies: ["CanopyWebSocket", "CanopyServer", "CanopyStorage"]),
+        .testTarget(name: "CanopyWebSocketTests", dependencies: ["CanopyWebSocket", "CanopyServer", "CanopyStorage", "CanopyTestSupport"]),
         .testTarget(name: "CanopySyncTests", dependencies: ["CanopySync", "CanopyServer"]),
         .testTarget(
             name: "CanopyServerTests", dependencies: ["CanopyServer", "CanopySync", "CanopyWebSocket", "CanopyTestSupport"]),
         // The sample-app scenarios, shared by the loopback and the end-to-end tests.
         .target(name: "CanopyScenarios", dependencies: ["Canopy"], path: "Tests/CanopyScenarios"),
         .testTarget(name: "CanopyTests", dependencies: ["Canopy", "CanopyServer", "CanopyScenarios"]),
-        .testTarget(name: "CanopyCLITests", dependencies: ["canopy", "CanopyTree"]),
+        .testTarget(name: "CanopyCLITests", dependencies: ["canopy", "CanopyTree", "CanopyTestSupport"]),
         .testTarget(
             name: "CanopyEndToEndTests",
-            dependencies: ["Canopy", "CanopyScenarios", "CanopyWebSocket", "canopy", "canopy-test-client"]
+            dependencies: ["Canopy", "CanopyScenarios", "CanopyWebSocket", "CanopyTestSupport", "canopy", "canopy-test-client"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -16,6 +16,8 @@ final class WebSocketClientConnector: LWSCallbackHandler, @unchecked Sendable {
     private let loop: LWSServiceLoop
     // Service thread only.
     private var established = false
+    /// Whether a TLS handshake counted by ``LWSTLSGate`` is in flight.
+    private var handshaking = false
     private let abandonLock = NSLock()
     private var abandoned = false  // guarded by `abandonLock`
 
@@ -54,7 +56,7 @@ final class WebSocketClientConnector: LWSCallbackHandler, @unchecked Sendable {
                     info.options |= UInt64(LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT)
                     info.client_ssl_ca_filepath = resources.cString(configuration.tls.customCAFile)
                 }
-                guard let context = lws_create_context(&info) else { return nil }
+                guard let context = LWSTLSGate.shared.createContext(&info) else { return nil }
                 openConnection(context: context, resources: resources)
                 return context
             }
@@ -100,12 +102,24 @@ final class WebSocketClientConnector: LWSCallbackHandler, @unchecked Sendable {
             connect.retry_and_idle_policy = resources.idlePolicy(
                 pingSeconds: keepalive.pingInterval, hangupSeconds: keepalive.hangupInterval)
         }
+        if endpoint.isSecure {
+            LWSTLSGate.shared.beginHandshake()
+            handshaking = true
+        }
         if lws_client_connect_via_info(&connect) == nil {
             fail(reason: "could not start connecting to \(endpoint.hostHeader)")
         }
     }
 
+    /// Ends the TLS handshake counted by ``LWSTLSGate``, if one is (service thread).
+    private func handshakeEnded() {
+        guard handshaking else { return }
+        handshaking = false
+        LWSTLSGate.shared.endHandshake()
+    }
+
     private func fail(reason: String) {
+        handshakeEnded()
         let error = WebSocketError.connectionFailed(reason: reason, log: loop.recentLogLines())
         outcome.fulfill(.failure(error))
         session.end(abandonLock.withLock { abandoned } ? .closedLocally : .failed(error.description))
@@ -123,6 +137,7 @@ final class WebSocketClientConnector: LWSCallbackHandler, @unchecked Sendable {
         case LWS_CALLBACK_CLIENT_APPEND_HANDSHAKE_HEADER:
             return appendHeaders(wsi, input, length)
         case LWS_CALLBACK_CLIENT_ESTABLISHED:
+            handshakeEnded()
             established = true
             session.attach(wsi)
             onOpen()
@@ -161,6 +176,7 @@ final class WebSocketClientConnector: LWSCallbackHandler, @unchecked Sendable {
     }
 
     func serviceWillStop() {
+        handshakeEnded()
         if outcome.current == nil { fail(reason: "the connection was shut down") }
         if established { session.connectionClosed() }
     }

@@ -59,7 +59,7 @@ final class WebSocketListenerCore: LWSCallbackHandler, @unchecked Sendable {
                 info.retry_and_idle_policy = resources.idlePolicy(
                     pingSeconds: keepalive.pingInterval, hangupSeconds: keepalive.hangupInterval)
             }
-            guard let context = lws_create_context(&info) else { return nil }
+            guard let context = LWSTLSGate.shared.createContext(&info) else { return nil }
             let vhost = lws_get_vhost_by_name(context, "default")
             boundPort.fulfill(vhost.map { Int(lws_get_vhost_listen_port($0)) } ?? configuration.port)
             return context

@@ -23,20 +23,28 @@ struct DataCommand {
         syntax = CommandLineSyntax(
             usage: """
                 usage: canopy \(verb) URL\(takesData ? " [JSON|-]" : "") [options]
-                  --pretty    indent the printed JSON
-                  --quiet     print nothing on success
-                \(verb == "get" ? "  --export    include priorities (export format)\n  --shallow   print only the keys of the children\n" : "")
-                URL: http://127.0.0.1:9000/path?ns=name or http://name.localhost:9000/path; other query
-                parameters (orderBy, limitToFirst, …) are passed to the server.
+                  --pretty        indent the printed JSON
+                  --quiet         print nothing on success
+                \(verb == "get" ? Self.getOptions : "")\(RESTClient.certificateAuthorityUsage)
+                URL: http://127.0.0.1:9000/path?ns=name or http://name.localhost:9000/path (https:// for a
+                server started with --tls-cert); other query parameters (orderBy, limitToFirst, …) are
+                passed to the server.
                 """,
-            valueOptions: [], flags: flags, minimumPositionals: 1, maximumPositionals: takesData ? 2 : 1)
+            valueOptions: ["--cacert"], flags: flags, minimumPositionals: 1, maximumPositionals: takesData ? 2 : 1)
         if CanopyCommand.wantsHelp(arguments) { throw .help(syntax.usage) }
         self.arguments = try syntax.parse(arguments)
     }
 
+    /// The usage lines of the options only `get` takes.
+    private static let getOptions = """
+          --export        include priorities (export format)
+          --shallow       print only the keys of the children
+
+        """
+
     /// Sends the request and prints the answer.
     func run() async throws(CommandError) -> Int32 {
-        let client = RESTClient(location: try DatabaseURL(arguments.positionals[0]))
+        let client = try RESTClient(location: try DatabaseURL(arguments.positionals[0]), arguments: arguments)
         var query: [URLQueryItem] = []
         if arguments.has("--quiet") {
             query.append(URLQueryItem(name: "print", value: "silent"))

@@ -12,11 +12,12 @@ struct ExportCommand {
     init(arguments: [String]) throws(CommandError) {
         let syntax = CommandLineSyntax(
             usage: """
-                usage: canopy export URL [FILE] [--pretty]
-                  FILE        where to write the export (standard output when omitted or -)
-                  --pretty    indent the JSON
+                usage: canopy export URL [FILE] [options]
+                  FILE            where to write the export (standard output when omitted or -)
+                  --pretty        indent the JSON
+                \(RESTClient.certificateAuthorityUsage)
                 """,
-            valueOptions: [], flags: ["--pretty"], minimumPositionals: 1, maximumPositionals: 2)
+            valueOptions: ["--cacert"], flags: ["--pretty"], minimumPositionals: 1, maximumPositionals: 2)
         if CanopyCommand.wantsHelp(arguments) { throw .help(syntax.usage) }
         self.arguments = try syntax.parse(arguments)
     }
@@ -24,7 +25,7 @@ struct ExportCommand {
     /// Downloads and writes the export.
     func run() async throws(CommandError) -> Int32 {
         let location = try DatabaseURL(arguments.positionals[0])
-        let client = RESTClient(location: location)
+        let client = try RESTClient(location: location, arguments: arguments)
         var query = [URLQueryItem(name: "format", value: "export")]
         if arguments.has("--pretty") { query.append(URLQueryItem(name: "print", value: "pretty")) }
         var bar = ProgressBar(label: "export")
@@ -32,7 +33,7 @@ struct ExportCommand {
         var received: Int64 = 0
         let reply = try await client.send(try client.request("GET", query: query, timeout: 600)) { event in
             switch event {
-            case .response(_, let length): expected = length
+            case .response(_, let length): expected = length.map(Int64.init) ?? -1
             case .data(let bytes):
                 received += Int64(bytes.count)
                 bar.update(received, of: expected)

@@ -12,10 +12,11 @@ struct ImportCommand {
     init(arguments: [String]) throws(CommandError) {
         let syntax = CommandLineSyntax(
             usage: """
-                usage: canopy import URL FILE
-                  FILE        an export (or any JSON) to write at URL, replacing what is there; - for stdin
+                usage: canopy import URL FILE [options]
+                  FILE            an export (or any JSON) to write at URL, replacing what is there; - for stdin
+                \(RESTClient.certificateAuthorityUsage)
                 """,
-            valueOptions: [], flags: [], minimumPositionals: 2, maximumPositionals: 2)
+            valueOptions: ["--cacert"], flags: [], minimumPositionals: 2, maximumPositionals: 2)
         if CanopyCommand.wantsHelp(arguments) { throw .help(syntax.usage) }
         self.arguments = try syntax.parse(arguments)
         self.usage = syntax.usage
@@ -40,12 +41,12 @@ struct ImportCommand {
         } catch {
             throw .failure("\(file == "-" ? "standard input" : file) is not importable JSON: \(error)")
         }
-        let client = RESTClient(location: location)
+        let client = try RESTClient(location: location, arguments: arguments)
         var bar = ProgressBar(label: "import")
         let request = try client.request(
             "PUT", query: [URLQueryItem(name: "print", value: "silent")], body: bytes, timeout: 600)
         _ = try await client.send(request) { event in
-            if case .sent(let done, let total) = event { bar.update(done, of: total) }
+            if case .sent(let done, let total) = event { bar.update(Int64(done), of: Int64(total)) }
         }
         bar.finish()
         Console.error("canopy import: wrote \(ProgressBar.size(Int64(bytes.count))) to \(location.display)")

@@ -13,25 +13,26 @@ struct ListenCommand {
     init(arguments: [String]) throws(CommandError) {
         let syntax = CommandLineSyntax(
             usage: """
-                usage: canopy listen URL [--export]
-                  --export    include priorities (export format)
+                usage: canopy listen URL [options]
+                  --export        include priorities (export format)
+                \(RESTClient.certificateAuthorityUsage)
                 Prints one JSON line per change: {"event":"put"|"patch","path":"/…","data":…}.
                 """,
-            valueOptions: [], flags: ["--export"], minimumPositionals: 1, maximumPositionals: 1)
+            valueOptions: ["--cacert"], flags: ["--export"], minimumPositionals: 1, maximumPositionals: 1)
         if CanopyCommand.wantsHelp(arguments) { throw .help(syntax.usage) }
         self.arguments = try syntax.parse(arguments)
     }
 
     /// Streams until the stream ends or the process is interrupted.
     func run() async throws(CommandError) -> Int32 {
-        let client = RESTClient(location: try DatabaseURL(arguments.positionals[0]))
+        let client = try RESTClient(location: try DatabaseURL(arguments.positionals[0]), arguments: arguments)
         let query = arguments.has("--export") ? [URLQueryItem(name: "format", value: "export")] : []
         let request = try client.request("GET", query: query, accept: "text/event-stream", timeout: 24 * 3600)
         var reader = ServerSentEventReader()
         var status = 0
         var errorBody: [UInt8] = []
         do {
-            for try await event in HTTPTransfer.start(request) {
+            for try await event in request.start() {
                 switch event {
                 case .response(let code, _):
                     status = code

@@ -95,6 +95,14 @@ struct ServeCommand {
         do {
             listener = try await WebSocketListener.start(configuration: listenerConfiguration, httpHandler: handler)
         } catch {
+            if let tls, case .contextCreationFailed(let log) = error,
+                log.contains(where: { $0.contains("ssl") || $0.contains("cert") })
+            {
+                throw .failure(
+                    "cannot serve https with the certificate \(tls.certificateFile) and key \(tls.privateKeyFile) "
+                        + "(both PEM, the key unencrypted and matching the certificate): "
+                        + log.joined(separator: " | "))
+            }
             throw .failure("cannot listen on \(host):\(port): \(error)")
         }
         let serving = Task { await server.serve(MeteredListener(listener, metrics: metrics)) }

@@ -1,51 +1,9 @@
+import CanopyTestSupport
 import CanopyWire
 import Foundation
 import Testing
 
 @testable import CanopyWebSocket
-
-/// A self-signed certificate for 127.0.0.1/localhost made with the `openssl` command.
-struct SelfSignedCertificate {
-    let directory: URL
-    var certificateFile: String { directory.appendingPathComponent("cert.pem").path }
-    var privateKeyFile: String { directory.appendingPathComponent("key.pem").path }
-
-    /// The `openssl` executable, if installed.
-    static var openssl: String? {
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-        for directory in path.split(separator: ":") + ["/usr/bin", "/usr/local/bin"] {
-            let candidate = "\(directory)/openssl"
-            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-        }
-        return nil
-    }
-
-    static func make(openssl: String) throws -> SelfSignedCertificate {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "canopy-tls-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let certificate = SelfSignedCertificate(directory: directory)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: openssl)
-        process.arguments = [
-            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=localhost",
-            "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
-            "-keyout", certificate.privateKeyFile, "-out", certificate.certificateFile,
-        ]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw WaitFailure(description: "openssl exited with \(process.terminationStatus)")
-        }
-        return certificate
-    }
-
-    func remove() {
-        try? FileManager.default.removeItem(at: directory)
-    }
-}
 
 /// Collects log lines from the service thread.
 final class LogCollector: @unchecked Sendable {
