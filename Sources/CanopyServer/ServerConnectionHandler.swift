@@ -12,7 +12,9 @@ import CanopyWire
 ///   once; `auth`/`gauth`/`unauth` change the connection's ``ConnectionAuth`` before the next
 ///   request runs;
 /// - sends everything — hello, pushes, responses, pongs — through one ordered outbound queue,
-///   split into frames of at most 16384 characters;
+///   split into frames of at most 16384 characters, each message handed to the transport whole
+///   (`send(frames:)`), so a transport that bounds what it queues for a slow client accepts or
+///   refuses a message, never part of one;
 /// - on a frame that cannot be answered (not JSON, no request number, a bad chunk count) it
 ///   sends a control error message naming the problem and closes the connection; a request
 ///   whose number is readable is answered with an error status instead, and the connection
@@ -73,7 +75,7 @@ public actor ServerConnectionHandler {
             for await item in outboundStream {
                 switch item {
                 case .frames(let frames):
-                    for frame in frames { await connection.send(frame) }
+                    await connection.send(frames: frames)
                 case .ping:
                     await connection.sendPing()
                 case .close:

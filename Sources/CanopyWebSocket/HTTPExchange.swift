@@ -3,7 +3,10 @@ import Foundation
 
 /// One HTTP request/response on a listener: the request gathered on the service thread, the
 /// handler run on a Swift task, and the response written back one chunk per writable
-/// callback. Properties marked "service thread" are touched only by callbacks.
+/// callback. A client that does not read its response is bounded by ``OutgoingLimits``: a
+/// stream whose unwritten chunks pass the byte limit, or any response whose writes make no
+/// progress for the stall timeout, loses its connection.
+/// Properties marked "service thread" are touched only by callbacks.
 final class HTTPExchange: @unchecked Sendable {
     private enum Body {
         case complete
@@ -21,6 +24,7 @@ final class HTTPExchange: @unchecked Sendable {
 
     private let loop: LWSServiceLoop
     private let maximumBodyBytes: Int
+    private let limits: OutgoingLimits
     /// The request, complete once ``dispatch(to:)`` runs (service thread until then).
     private(set) var request: HTTPRequest
 
@@ -30,6 +34,7 @@ final class HTTPExchange: @unchecked Sendable {
     private var headSent = false
     private var chunks: [[UInt8]] = []
     private var chunkHead = 0
+    private var queued = 0
     private var bodyKind: Body?
     private var finished = false
     private var writeRequested = false
@@ -40,6 +45,9 @@ final class HTTPExchange: @unchecked Sendable {
     // Service thread only.
     private(set) var wsi: OpaquePointer?
     private var rejected = false
+    /// When the last write went through, or output became pending after a quiet spell.
+    private var lastProgress = ContinuousClock.now
+    private var timerArmed = false
     /// Whether the handler was started: libwebsockets repeats the body-completion callback
     /// while a pipelined request waits behind this one, and the handler runs once.
     private var dispatched = false
@@ -57,10 +65,14 @@ final class HTTPExchange: @unchecked Sendable {
     private static let chunkSize = 32 * 1024
 
     /// Captures the request of `wsi` (service thread, in the HTTP callback).
-    init(wsi: OpaquePointer, loop: LWSServiceLoop, path: String, customHeaders: [String], maximumBodyBytes: Int) {
+    init(
+        wsi: OpaquePointer, loop: LWSServiceLoop, path: String, customHeaders: [String], maximumBodyBytes: Int,
+        limits: OutgoingLimits
+    ) {
         self.wsi = wsi
         self.loop = loop
         self.maximumBodyBytes = maximumBodyBytes
+        self.limits = limits
         let method = LWSRequestHeaders.method(wsi)?.method ?? "GET"
         let headers = LWSRequestHeaders.headers(wsi, custom: customHeaders)
         request = HTTPRequest(
@@ -148,22 +160,55 @@ final class HTTPExchange: @unchecked Sendable {
             bodyKind = kind
             if let body, !closed {
                 chunks.append(contentsOf: body.filter { !$0.isEmpty })
+                queued += body.reduce(0) { $0 + $1.count }
                 finished = true
             }
         }
         kick()
     }
 
+    private enum EnqueueOutcome {
+        case queued
+        case refused
+        case overflowed(task: Task<Void, Never>?)
+    }
+
+    /// Queues one chunk of a streaming (or rejection) body; answers false once the connection
+    /// is gone, or when the chunk would take the unwritten bytes past the limit — the
+    /// connection is then dropped. A chunk larger than the limit on its own is accepted when
+    /// nothing else is waiting.
     @discardableResult
     private func enqueue(_ chunk: [UInt8]) -> Bool {
         guard !chunk.isEmpty else { return true }
-        let accepted = lock.withLock {
-            if closed { return false }
+        let outcome: EnqueueOutcome = lock.withLock {
+            if closed { return .refused }
+            if queued > 0, queued + chunk.count > limits.maximumQueuedBytes {
+                closed = true
+                chunks.removeAll()
+                chunkHead = 0
+                queued = 0
+                return .overflowed(task: task)
+            }
             chunks.append(chunk)
-            return true
+            queued += chunk.count
+            return .queued
         }
-        if accepted { kick() }
-        return accepted
+        switch outcome {
+        case .queued:
+            kick()
+            return true
+        case .refused:
+            return false
+        case .overflowed(let running):
+            running?.cancel()
+            let limit = limits.maximumQueuedBytes
+            let peer = "\(request.method) \(request.path) from \(request.remoteAddress)"
+            loop.schedule { [self] in
+                loop.logger.log(.error, "ending \(peer): client too slow (more than \(limit) bytes queued)")
+                if let wsi { OutgoingLimits.drop(wsi) }
+            }
+            return false
+        }
     }
 
     private func finish() {
@@ -179,8 +224,40 @@ final class HTTPExchange: @unchecked Sendable {
         }
         guard needed else { return }
         loop.schedule { [self] in
-            if let wsi { lws_callback_on_writable(wsi) }
+            guard let wsi else { return }
+            lws_callback_on_writable(wsi)
+            lastProgress = .now
+            watchForStall(wsi)
         }
+    }
+
+    private func watchForStall(_ wsi: OpaquePointer) {
+        guard !timerArmed else { return }
+        timerArmed = true
+        OutgoingLimits.armTimer(wsi, after: limits.stalledWriteTimeout)
+    }
+
+    /// Handles the connection's timer (service thread): drops the connection when pending
+    /// output made no progress for the stall timeout; keeps watching while output is pending.
+    /// The timer may have been armed by an earlier exchange on the same keep-alive connection;
+    /// this exchange judges by its own state.
+    func timerFired() -> Int32 {
+        guard let wsi else { return 0 }
+        timerArmed = false
+        let pending = lock.withLock { !closed && writeRequested } || lws_partial_buffered(wsi) != 0
+        guard pending else { return 0 }
+        let waited = lastProgress.duration(to: .now)
+        if waited >= limits.stalledWriteTimeout {
+            loop.logger.log(
+                .error,
+                "dropping \(request.method) \(request.path) from \(request.remoteAddress): "
+                    + "no write went through for \(limits.stalledWriteTimeout)")
+            OutgoingLimits.drop(wsi)
+            return 0
+        }
+        timerArmed = true
+        OutgoingLimits.armTimer(wsi, after: limits.stalledWriteTimeout - waited)
+        return 0
     }
 
     /// Stops the handler or stream while the connection stays up: a stream ends (and its
@@ -195,6 +272,8 @@ final class HTTPExchange: @unchecked Sendable {
         let running: Task<Void, Never>? = lock.withLock {
             closed = true
             chunks.removeAll()
+            chunkHead = 0
+            queued = 0
             return task
         }
         running?.cancel()
@@ -217,6 +296,7 @@ final class HTTPExchange: @unchecked Sendable {
             if chunkHead < chunks.count {
                 let chunk = chunks[chunkHead]
                 chunkHead += 1
+                queued -= chunk.count
                 if chunkHead == chunks.count {
                     chunks.removeAll(keepingCapacity: true)
                     chunkHead = 0
@@ -233,8 +313,10 @@ final class HTTPExchange: @unchecked Sendable {
             return 0
         case .headers(let status, let headers, let contentLength, let final):
             if writeHeaders(wsi, status: status, headers: headers, contentLength: contentLength) != 0 { return -1 }
+            lastProgress = .now
             if final { return completeTransaction(wsi) }
             lws_callback_on_writable(wsi)
+            watchForStall(wsi)
             return 0
         case .chunk(var chunk, let final):
             var buffer = [UInt8](repeating: 0, count: Self.prefix)
@@ -246,8 +328,10 @@ final class HTTPExchange: @unchecked Sendable {
                 return lws_write(wsi, base + Self.prefix, length, final ? LWS_WRITE_HTTP_FINAL : LWS_WRITE_HTTP)
             }
             if written < Int32(clamping: length) { return -1 }
+            lastProgress = .now
             if final { return completeTransaction(wsi) }
             lws_callback_on_writable(wsi)
+            watchForStall(wsi)
             return 0
         case .end:
             let kind = lock.withLock { bodyKind }

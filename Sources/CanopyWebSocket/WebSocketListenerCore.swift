@@ -7,6 +7,7 @@ import Foundation
 final class WebSocketListenerCore: LWSCallbackHandler, @unchecked Sendable {
     let configuration: WebSocketListenerConfiguration
     let loop: LWSServiceLoop
+    private let limits: OutgoingLimits
     private let httpHandler: any HTTPHandler
     private let connectionContinuation: AsyncStream<any ServerConnection>.Continuation
     /// The port bound once the context exists.
@@ -27,6 +28,7 @@ final class WebSocketListenerCore: LWSCallbackHandler, @unchecked Sendable {
         self.configuration = configuration
         self.httpHandler = httpHandler
         self.connectionContinuation = connectionContinuation
+        limits = OutgoingLimits(configuration)
         loop = LWSServiceLoop(name: "canopy-ws-listener", logger: configuration.logger)
     }
 
@@ -48,6 +50,8 @@ final class WebSocketListenerCore: LWSCallbackHandler, @unchecked Sendable {
             info.vhost_name = resources.cString("default")
             info.server_string = resources.cString("canopy")
             info.max_http_header_data = 16384
+            let keepAliveSeconds = configuration.httpKeepAliveTimeout.components.seconds
+            info.keepalive_timeout = Int32(clamping: max(keepAliveSeconds, 1))
             info.options |= UInt64(LWS_SERVER_OPTION_FAIL_UPON_UNABLE_TO_BIND)
             if let tls = configuration.tls {
                 info.options |= UInt64(LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT)
@@ -117,6 +121,9 @@ final class WebSocketListenerCore: LWSCallbackHandler, @unchecked Sendable {
             return 0
         case LWS_CALLBACK_SERVER_WRITEABLE:
             return sessions[wsi]?.session.writable() ?? 0
+        case LWS_CALLBACK_TIMER:
+            if let connection = sessions[wsi] { return connection.session.timerFired() }
+            return exchanges[wsi]?.timerFired() ?? 0
         case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
             sessions[wsi]?.session.peerInitiatedClose()
             return 0
@@ -155,7 +162,8 @@ final class WebSocketListenerCore: LWSCallbackHandler, @unchecked Sendable {
             headers: headers.map { ConnectionTarget.Parameter($0.name, $0.value) },
             remoteAddress: LWSRequestHeaders.remoteAddress(wsi))
         let connection = WebSocketServerConnection(
-            request: request, path: path, loop: loop, maximumMessageBytes: configuration.maximumMessageBytes)
+            request: request, path: path, loop: loop, maximumMessageBytes: configuration.maximumMessageBytes,
+            limits: limits)
         if let previous = exchanges.removeValue(forKey: wsi) { previous.connectionClosed() }
         sessions[wsi] = connection
         connection.session.attach(wsi)
@@ -170,7 +178,7 @@ final class WebSocketListenerCore: LWSCallbackHandler, @unchecked Sendable {
         exchanges.removeValue(forKey: wsi)?.connectionClosed()
         let exchange = HTTPExchange(
             wsi: wsi, loop: loop, path: path.isEmpty ? "/" : path, customHeaders: configuration.customHeaders,
-            maximumBodyBytes: configuration.maximumRequestBodyBytes)
+            maximumBodyBytes: configuration.maximumRequestBodyBytes, limits: limits)
         exchanges[wsi] = exchange
         if exchange.hasChunkedBody {
             exchange.reject(status: 411, message: "chunked request bodies are not accepted; send Content-Length")
@@ -185,7 +193,8 @@ final class WebSocketListenerCore: LWSCallbackHandler, @unchecked Sendable {
 
     /// Hands a complete request to the handler. libwebsockets' own timeouts stop here: the
     /// handler may take its time and a stream may stay open indefinitely (a client that went
-    /// away is noticed at the next write).
+    /// away is noticed at the next write; one that stops reading is dropped by the
+    /// ``OutgoingLimits``).
     private func dispatch(_ exchange: HTTPExchange, _ wsi: OpaquePointer) {
         lws_set_timeout(wsi, NO_PENDING_TIMEOUT, 0)
         exchange.dispatch(to: httpHandler)

@@ -13,13 +13,17 @@ public final class WebSocketServerConnection: ServerConnection {
     public let events: AsyncStream<ServerConnectionEvent>
     let session: WebSocketSession
 
-    init(request: ConnectionRequest, path: String, loop: LWSServiceLoop, maximumMessageBytes: Int) {
+    init(
+        request: ConnectionRequest, path: String, loop: LWSServiceLoop, maximumMessageBytes: Int,
+        limits: OutgoingLimits
+    ) {
         self.request = request
         self.path = path
         let (events, continuation) = AsyncStream.makeStream(of: ServerConnectionEvent.self, bufferingPolicy: .unbounded)
         self.events = events
         session = WebSocketSession(
-            loop: loop, maximumMessageBytes: maximumMessageBytes,
+            loop: loop, maximumMessageBytes: maximumMessageBytes, limits: limits,
+            peer: "websocket from \(request.remoteAddress ?? "an unknown address") at \(path)",
             sink: WebSocketSessionSink(
                 message: { continuation.yield(.frame($0)) },
                 pong: { continuation.yield(.pong) },
@@ -29,9 +33,20 @@ public final class WebSocketServerConnection: ServerConnection {
                 }))
     }
 
+    /// Bytes of frames queued for the client and not yet handed to the socket. Bounded by
+    /// ``WebSocketListenerConfiguration/maximumQueuedBytes``: a client that lets more pile up
+    /// is disconnected.
+    public var queuedBytes: Int { session.queuedBytes }
+
     /// Sends one text frame; ignored once closed.
     public func send(_ frame: String) async {
         try? session.send(frame)
+    }
+
+    /// Sends the frames of one message; a client too slow to take it is disconnected (see
+    /// ``WebSocketListenerConfiguration/maximumQueuedBytes``). Ignored once closed.
+    public func send(frames: [String]) async {
+        try? session.send(frames: frames)
     }
 
     /// Queues one text frame without suspending; throws ``WebSocketError/connectionClosed``

@@ -19,23 +19,39 @@ struct WebSocketSessionSink: Sendable {
 /// Swift code calls ``send(_:)``, ``sendPing()`` and ``close(code:reason:)`` from any thread:
 /// frames are queued under a lock and the service thread is woken to write them, one
 /// `lws_write` per writable callback. What arrives is reported to the ``WebSocketSessionSink``.
-/// Neither direction applies backpressure: queues grow while the peer or the Swift consumer
-/// is slower than the other side (bounded per message by `maximumMessageBytes`).
+/// Incoming messages are bounded by `maximumMessageBytes`. On a server connection the outgoing
+/// side is bounded by ``OutgoingLimits``: a client that does not read what is queued for it is
+/// closed with status 1008 ("client too slow") once the queue passes the byte limit, or
+/// dropped once no write has gone through for the stall timeout; after the server's close
+/// frame the peer gets a short wait to answer before the socket is dropped. A client
+/// connection (no limits) queues without bound.
 /// Properties marked "service thread" are touched only by libwebsockets callbacks.
 final class WebSocketSession: @unchecked Sendable {
     private enum Outgoing {
         case text([UInt8])
         case ping
+
+        /// The payload bytes the item holds in the queue.
+        var byteCount: Int {
+            switch self {
+            case .text(let frame): frame.count - WebSocketSession.prefix
+            case .ping: 0
+            }
+        }
     }
 
     private let sink: WebSocketSessionSink
     private let loop: LWSServiceLoop
     private let maximumMessageBytes: Int
+    private let limits: OutgoingLimits?
+    /// Who is on the other end, for log lines.
+    private let peer: String
 
     private let lock = NSLock()
     // Guarded by `lock`.
     private var outgoing: [Outgoing] = []
     private var outgoingHead = 0
+    private var queued = 0
     private var writeRequested = false
     private var closeRequest: (code: UInt16, reason: String)?
     private var ended = false
@@ -44,6 +60,11 @@ final class WebSocketSession: @unchecked Sendable {
     private(set) var wsi: OpaquePointer?
     private var receiveBuffer: [UInt8] = []
     private var peerClosed = false
+    /// When the last write went through, or output became pending after a quiet spell.
+    private var lastProgress = ContinuousClock.now
+    private var timerArmed = false
+    /// The close frame was handed to libwebsockets: the next timer drops the socket.
+    private var awaitingCloseAcknowledgement = false
 
     private static let prefix = Int(canopy_lws_pre)
     private static let pingPayload = Array("canopy".utf8)
@@ -53,38 +74,86 @@ final class WebSocketSession: @unchecked Sendable {
     static let goingAwayClose: UInt16 = 1001
     /// "Message too big" status code.
     static let messageTooBigClose: UInt16 = 1009
+    /// "Policy violation" status code, sent to a client too slow to read what it is sent.
+    static let policyViolationClose: UInt16 = 1008
 
     /// Creates a session served by `loop`; bind it to its connection with ``attach(_:)``.
-    init(loop: LWSServiceLoop, maximumMessageBytes: Int, sink: WebSocketSessionSink) {
+    /// `limits` bound the outgoing side (server connections); `peer` names the other end in
+    /// log lines.
+    init(
+        loop: LWSServiceLoop, maximumMessageBytes: Int, limits: OutgoingLimits? = nil, peer: String = "websocket",
+        sink: WebSocketSessionSink
+    ) {
         self.loop = loop
         self.maximumMessageBytes = maximumMessageBytes
+        self.limits = limits
+        self.peer = peer
         self.sink = sink
     }
 
+    /// Payload bytes queued for the peer and not yet handed to the socket.
+    var queuedBytes: Int { lock.withLock { queued } }
+
     /// Queues one text frame. Throws ``WebSocketError/connectionClosed`` once closing.
     func send(_ text: String) throws(WebSocketError) {
-        var frame = [UInt8]()
-        frame.reserveCapacity(Self.prefix + text.utf8.count)
-        frame.append(contentsOf: repeatElement(0, count: Self.prefix))
-        frame.append(contentsOf: text.utf8)
-        try enqueue(.text(frame))
+        try enqueue([Self.textItem(text)])
+    }
+
+    /// Queues the text frames of one message together: with limits, the message is refused
+    /// whole — and the connection closed — when it would take the queue past the byte limit
+    /// (a message larger than the limit on its own is accepted into an empty queue). Throws
+    /// ``WebSocketError/connectionClosed`` once closing.
+    func send(frames: [String]) throws(WebSocketError) {
+        try enqueue(frames.map(Self.textItem))
     }
 
     /// Queues a websocket ping; the peer's pong is reported to the sink.
     func sendPing() throws(WebSocketError) {
-        try enqueue(.ping)
+        try enqueue([.ping])
     }
 
-    private func enqueue(_ item: Outgoing) throws(WebSocketError) {
-        let kick: Bool? = lock.withLock {
-            if ended || closeRequest != nil { return nil }
-            outgoing.append(item)
-            if writeRequested { return false }
+    private static func textItem(_ text: String) -> Outgoing {
+        var frame = [UInt8]()
+        frame.reserveCapacity(prefix + text.utf8.count)
+        frame.append(contentsOf: repeatElement(0, count: prefix))
+        frame.append(contentsOf: text.utf8)
+        return .text(frame)
+    }
+
+    private enum EnqueueOutcome {
+        case queued(kick: Bool)
+        case refused
+        case overflowed(limit: Int)
+    }
+
+    private func enqueue(_ items: [Outgoing]) throws(WebSocketError) {
+        let bytes = items.reduce(0) { $0 + $1.byteCount }
+        let outcome: EnqueueOutcome = lock.withLock {
+            if ended || closeRequest != nil { return .refused }
+            if let limit = limits?.maximumQueuedBytes, queued > 0, queued + bytes > limit {
+                outgoing.removeAll()
+                outgoingHead = 0
+                queued = 0
+                closeRequest = (Self.policyViolationClose, "client too slow")
+                return .overflowed(limit: limit)
+            }
+            outgoing.append(contentsOf: items)
+            queued += bytes
+            if writeRequested { return .queued(kick: false) }
             writeRequested = true
-            return true
+            return .queued(kick: true)
         }
-        guard let kick else { throw .connectionClosed }
-        if kick { requestWritable() }
+        switch outcome {
+        case .queued(let kick):
+            if kick { requestWritable() }
+        case .refused:
+            throw .connectionClosed
+        case .overflowed(let limit):
+            let description = "client too slow: more than \(limit) bytes queued"
+            end(.failed(description))
+            loop.schedule { [self] in closeSlowClient(description) }
+            throw .connectionClosed
+        }
     }
 
     /// Sends the queued frames, then a close frame with `code` and `reason`.
@@ -101,7 +170,7 @@ final class WebSocketSession: @unchecked Sendable {
 
     private func requestWritable() {
         let scheduled = loop.schedule { [self] in
-            if let wsi { lws_callback_on_writable(wsi) }
+            if let wsi { outputPending(wsi) }
         }
         if !scheduled { end(.failed("the websocket service stopped")) }
     }
@@ -112,7 +181,63 @@ final class WebSocketSession: @unchecked Sendable {
     func attach(_ wsi: OpaquePointer) {
         self.wsi = wsi
         let pending = lock.withLock { writeRequested }
-        if pending { lws_callback_on_writable(wsi) }
+        if pending { outputPending(wsi) }
+    }
+
+    /// Output became pending after a quiet spell: asks for a writable callback and starts
+    /// watching for a stall.
+    private func outputPending(_ wsi: OpaquePointer) {
+        lws_callback_on_writable(wsi)
+        lastProgress = .now
+        watchForStall(wsi)
+    }
+
+    private func watchForStall(_ wsi: OpaquePointer) {
+        guard let limits, !timerArmed, !awaitingCloseAcknowledgement else { return }
+        timerArmed = true
+        OutgoingLimits.armTimer(wsi, after: limits.stalledWriteTimeout)
+    }
+
+    /// The close frame is on its way: drop the socket unless the peer answers in time.
+    private func awaitCloseAcknowledgement(_ wsi: OpaquePointer) {
+        guard let limits else { return }
+        awaitingCloseAcknowledgement = true
+        timerArmed = true
+        OutgoingLimits.armTimer(wsi, after: limits.closeAcknowledgementWait)
+    }
+
+    /// The queue passed the byte limit: the session already ended and its queue is gone; the
+    /// close frame goes out if the socket still takes it, and the socket is dropped shortly.
+    private func closeSlowClient(_ description: String) {
+        loop.logger.log(.error, "closing \(peer): \(description)")
+        guard let wsi else { return }
+        setCloseReason(wsi, code: Self.policyViolationClose, reason: "client too slow")
+        awaitCloseAcknowledgement(wsi)
+        lws_callback_on_writable(wsi)
+    }
+
+    /// Handles the connection's timer (service thread): drops the socket when the peer did
+    /// not answer the close frame in time, or when pending output made no progress for the
+    /// stall timeout; otherwise keeps watching while output is pending.
+    func timerFired() -> Int32 {
+        guard let wsi, let limits else { return 0 }
+        timerArmed = false
+        if awaitingCloseAcknowledgement {
+            OutgoingLimits.drop(wsi)
+            return 0
+        }
+        let pending = lock.withLock { writeRequested } || lws_partial_buffered(wsi) != 0
+        guard pending else { return 0 }
+        let waited = lastProgress.duration(to: .now)
+        if waited >= limits.stalledWriteTimeout {
+            loop.logger.log(.error, "dropping \(peer): no write went through for \(limits.stalledWriteTimeout)")
+            end(.failed("the peer accepted no data for \(limits.stalledWriteTimeout)"))
+            OutgoingLimits.drop(wsi)
+            return 0
+        }
+        timerArmed = true
+        OutgoingLimits.armTimer(wsi, after: limits.stalledWriteTimeout - waited)
+        return 0
     }
 
     private enum WriteStep {
@@ -128,6 +253,7 @@ final class WebSocketSession: @unchecked Sendable {
             if outgoingHead < outgoing.count {
                 let item = outgoing[outgoingHead]
                 outgoingHead += 1
+                queued -= item.byteCount
                 if outgoingHead == outgoing.count {
                     outgoing.removeAll(keepingCapacity: true)
                     outgoingHead = 0
@@ -148,10 +274,13 @@ final class WebSocketSession: @unchecked Sendable {
             return 0
         case .item(let item, let more):
             if write(item, to: wsi) != 0 { return -1 }
+            lastProgress = .now
             if more { lws_callback_on_writable(wsi) }
+            if more || lws_partial_buffered(wsi) != 0 { watchForStall(wsi) }
             return 0
         case .close(let code, let reason):
             setCloseReason(wsi, code: code, reason: reason)
+            awaitCloseAcknowledgement(wsi)
             return -1
         }
     }
@@ -196,6 +325,7 @@ final class WebSocketSession: @unchecked Sendable {
         if room < 0 || announced > room {
             setCloseReason(wsi, code: Self.messageTooBigClose, reason: "message too big")
             end(.failed("a message exceeded \(maximumMessageBytes) bytes"))
+            awaitCloseAcknowledgement(wsi)
             return -1
         }
         if let input, length > 0 {
@@ -239,6 +369,7 @@ final class WebSocketSession: @unchecked Sendable {
             ended = true
             outgoing.removeAll()
             outgoingHead = 0
+            queued = 0
             return true
         }
         if first { sink.closed(reason) }

@@ -11,11 +11,21 @@ public protocol ServerConnection: AnyObject, Sendable {
     var events: AsyncStream<ServerConnectionEvent> { get }
     /// Sends one text frame; frames arrive in the order sent. Ignored once closed.
     func send(_ frame: String) async
+    /// Sends the frames of one message, in order, as one unit: a transport that bounds what it
+    /// queues for a slow client accepts or refuses a message whole. Ignored once closed.
+    func send(frames: [String]) async
     /// Sends a transport-level ping; a ``ServerConnectionEvent/pong`` follows while the peer
     /// is alive.
     func sendPing() async
     /// Closes the connection.
     func close() async
+}
+
+extension ServerConnection {
+    /// Sends each frame with ``send(_:)``.
+    public func send(frames: [String]) async {
+        for frame in frames { await send(frame) }
+    }
 }
 
 /// Accepts client connections for a server.

@@ -38,6 +38,11 @@ final class MeteredConnection: ServerConnection {
         await connection.send(frame)
     }
 
+    func send(frames: [String]) async {
+        metrics.update { $0.bytesSent += frames.reduce(0) { $0 + $1.utf8.count } }
+        await connection.send(frames: frames)
+    }
+
     func sendPing() async {
         await connection.sendPing()
     }

@@ -37,9 +37,11 @@ enum RawHTTPClient {
 
     /// Sends `request` bytes and reads until the bytes received contain `marker`; returns the
     /// socket, still open (close it with `closeSocket`), and what was read.
-    static func openUntil(port: Int, request: [UInt8], marker: String) async throws -> (Int32, [UInt8]) {
+    static func openUntil(port: Int, request: [UInt8], marker: String, receiveBufferBytes: Int? = nil)
+        async throws -> (Int32, [UInt8])
+    {
         try await onThread {
-            let socket = try connect(port: port)
+            let socket = try connect(port: port, receiveBufferBytes: receiveBufferBytes)
             do {
                 try sendAll(socket, request)
                 let wanted = Array(marker.utf8)
@@ -62,11 +64,15 @@ enum RawHTTPClient {
 
     /// Performs a websocket upgrade by hand and returns the open socket without ever reading
     /// from it again: a peer that stops answering (no pongs). Close it with `closeSocket`.
-    static func openSilentWebSocket(port: Int) async throws -> Int32 {
+    /// `receiveBufferBytes` shrinks the socket's receive buffer (so the server's writes back up
+    /// sooner once the test stops reading).
+    static func openSilentWebSocket(port: Int, namespace: String = "demo", receiveBufferBytes: Int? = nil)
+        async throws -> Int32
+    {
         try await onThread {
-            let socket = try connect(port: port)
+            let socket = try connect(port: port, receiveBufferBytes: receiveBufferBytes)
             let request =
-                "GET /.ws?v=5&ns=demo HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nUpgrade: websocket\r\n"
+                "GET /.ws?v=5&ns=\(namespace) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nUpgrade: websocket\r\n"
                 + "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
                 + "Sec-WebSocket-Version: 13\r\n\r\n"
             do {
@@ -100,12 +106,51 @@ enum RawHTTPClient {
         return frame
     }
 
+    /// A masked, final client text frame of any length (RFC 6455 §5.2, shortest length form).
+    static func clientTextFrame(_ text: String) -> [UInt8] {
+        let bytes = Array(text.utf8)
+        var frame: [UInt8] = [0x81]
+        if bytes.count < 126 {
+            frame.append(0x80 | UInt8(bytes.count))
+        } else if bytes.count <= Int(UInt16.max) {
+            frame += [0x80 | 126, UInt8(bytes.count >> 8), UInt8(bytes.count & 0xff)]
+        } else {
+            frame.append(0x80 | 127)
+            for shift in stride(from: 56, through: 0, by: -8) {
+                frame.append(UInt8(truncatingIfNeeded: bytes.count >> shift))
+            }
+        }
+        let mask: [UInt8] = [0x12, 0x34, 0x56, 0x78]
+        frame += mask
+        for (index, byte) in bytes.enumerated() { frame.append(byte ^ mask[index % 4]) }
+        return frame
+    }
+
+    /// Reads from an open socket until the bytes read contain `marker`; returns them.
+    static func read(_ socket: Int32, untilContains marker: String) async throws -> [UInt8] {
+        try await onThread {
+            let wanted = Array(marker.utf8)
+            var result: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while result.firstRange(of: wanted) == nil {
+                let read = buffer.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
+                guard read > 0 else {
+                    throw WaitFailure(description: "connection ended or timed out before \(marker)")
+                }
+                result += buffer[..<read]
+            }
+            return result
+        }
+    }
+
     /// The start of a masked, final client frame whose header announces `announcedLength`
     /// payload bytes (64-bit length form), followed by only the first `payload` bytes.
     static func clientFrameStart(opcode: UInt8, announcedLength: UInt64, payload: [UInt8]) -> [UInt8] {
         let mask: [UInt8] = [0x12, 0x34, 0x56, 0x78]
         var frame: [UInt8] = [0x80 | opcode, 0x80 | 127]
-        for shift in stride(from: 56, through: 0, by: -8) { frame.append(UInt8(truncatingIfNeeded: announcedLength >> UInt64(shift))) }
+        for shift in stride(from: 56, through: 0, by: -8) {
+            frame.append(UInt8(truncatingIfNeeded: announcedLength >> UInt64(shift)))
+        }
         frame += mask
         for (index, byte) in payload.enumerated() { frame.append(byte ^ mask[index % 4]) }
         return frame
@@ -185,13 +230,17 @@ enum RawHTTPClient {
         }
     }
 
-    private static func connect(port: Int) throws -> Int32 {
+    private static func connect(port: Int, receiveBufferBytes: Int? = nil) throws -> Int32 {
         #if canImport(Glibc)
             let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
             let socket = Darwin.socket(AF_INET, SOCK_STREAM, 0)
         #endif
         guard socket >= 0 else { throw WaitFailure(description: "socket() failed") }
+        if let receiveBufferBytes {
+            var size = Int32(receiveBufferBytes)
+            setsockopt(socket, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
         var timeout = timeval(tv_sec: 15, tv_usec: 0)
         setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         setsockopt(socket, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
