@@ -1,5 +1,6 @@
 import CWebSockets
 import Foundation
+import Synchronization
 
 /// Receives libwebsockets callbacks for one context. Every method runs on that context's
 /// service thread.
@@ -39,6 +40,8 @@ final class LWSServiceLoop: @unchecked Sendable {
     // Service thread only.
     private var handler: LWSCallbackHandler?
     private var acceptingCallbacks = false
+    /// Counted by the service thread, read from anywhere.
+    private let passes = Atomic<Int>(0)
 
     private static let recentLogCapacity = 16
 
@@ -114,6 +117,10 @@ final class LWSServiceLoop: @unchecked Sendable {
         }
     }
 
+    /// How many times the service thread has called `lws_service` so far: a loop that sleeps
+    /// while nothing happens makes a few passes per network event, a spinning one thousands.
+    var servicePasses: Int { passes.load(ordering: .relaxed) }
+
     /// The last lines libwebsockets logged on this loop's thread (warnings and errors), oldest
     /// first; used to explain connection failures.
     func recentLogLines() -> [String] {
@@ -167,6 +174,7 @@ final class LWSServiceLoop: @unchecked Sendable {
         while true {
             runJobs()
             if lock.withLock({ stopRequested }) { break }
+            passes.add(1, ordering: .relaxed)
             if lws_service(created, 0) < 0 { break }
         }
         shutDownHandler()

@@ -15,6 +15,9 @@ public final class WebSocketListener: ServerListener {
     public var configuration: WebSocketListenerConfiguration { core.configuration }
     private let core: WebSocketListenerCore
 
+    /// How many service passes the listener's thread has made (see ``LWSServiceLoop``).
+    var servicePasses: Int { core.loop.servicePasses }
+
     private init(core: WebSocketListenerCore, connections: AsyncStream<any ServerConnection>, port: Int) {
         self.core = core
         self.connections = connections

@@ -138,7 +138,7 @@ final class WebSocketListenerCore: LWSCallbackHandler, @unchecked Sendable {
             exchange.appendBody(input, length)
             return 0
         case LWS_CALLBACK_HTTP_BODY_COMPLETION:
-            if let exchange = exchanges[wsi] { dispatch(exchange, wsi) }
+            if let exchange = exchanges[wsi], exchange.completeBody() { dispatch(exchange, wsi) }
             return 0
         case LWS_CALLBACK_HTTP_WRITEABLE:
             return exchanges[wsi]?.writable() ?? 0

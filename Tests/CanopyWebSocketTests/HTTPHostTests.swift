@@ -207,21 +207,21 @@ final class PostCountingHandler: HTTPHandler {
         #expect(try RawHTTPClient.parse(raw).status == 411)
     }
 
-    @Test func headAnswersHeadersOnlyAndKeepAliveServesPipelinedRequests() async throws {
+    @Test func headAnswersHeadersOnlyAndThePipelinedRequestBehindItIsAnswered() async throws {
         let server = try await LoopbackServer.start(httpHandler: DescribingHandler())
         defer { Task { await server.listener.stop() } }
-        let request =
-            "HEAD /one.json HTTP/1.1\r\nHost: x\r\n\r\n"
-            + "GET /two.json?a=b+c HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
-        let raw = try await RawHTTPClient.exchange(port: server.listener.port, request: Array(request.utf8))
-        let text = String(decoding: raw, as: UTF8.self)
-        let second = try #require(
-            text.range(of: "HTTP/1.1 200", range: text.index(after: text.startIndex)..<text.endIndex))
-        let head = try RawHTTPClient.parse(Array(text[..<second.lowerBound].utf8))
+        let outcome = try await PipeliningClient.run(
+            port: server.listener.port,
+            requests: [
+                "HEAD /one.json HTTP/1.1\r\nHost: x\r\n\r\n",
+                "GET /two.json?a=b+c HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+            ])
+        let head = try #require(outcome.responses.first)
         #expect(head.status == 200)
         #expect(head.body.isEmpty)
         #expect(Int(head.headers["content-length"] ?? "") ?? 0 > 0)
-        let get = try RawHTTPClient.parse(Array(text[second.lowerBound...].utf8))
+        let get = try #require(outcome.responses.last)
+        #expect(outcome.responses.count == 2)
         #expect(get.bodyText.contains("path=/two.json"))
         #expect(get.bodyText.contains("query:a=b c"))
     }

@@ -221,7 +221,8 @@ enum RawHTTPClient {
         return Response(status: status, headers: headers, body: Array(raw[split.upperBound...]))
     }
 
-    private static func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    /// Runs blocking socket code on a thread of its own.
+    static func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             let thread = Thread {
                 continuation.resume(with: Result { try body() })
@@ -230,7 +231,8 @@ enum RawHTTPClient {
         }
     }
 
-    private static func connect(port: Int, receiveBufferBytes: Int? = nil) throws -> Int32 {
+    /// A blocking TCP socket connected to 127.0.0.1:`port`, with 15 s read and write timeouts.
+    static func connect(port: Int, receiveBufferBytes: Int? = nil) throws -> Int32 {
         #if canImport(Glibc)
             let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
@@ -264,7 +266,8 @@ enum RawHTTPClient {
         return socket
     }
 
-    private static func sendAll(_ socket: Int32, _ bytes: [UInt8]) throws {
+    /// Writes all of `bytes`.
+    static func sendAll(_ socket: Int32, _ bytes: [UInt8]) throws {
         var offset = 0
         while offset < bytes.count {
             let sent = bytes[offset...].withUnsafeBytes { buffer in
