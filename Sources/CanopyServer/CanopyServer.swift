@@ -113,23 +113,23 @@ public actor CanopyServer {
     /// ``shutdown()`` new connections are closed without a message, so clients retry later.
     public func serve(_ connection: any ServerConnection) async {
         guard !isShutDown else {
-            await connection.close()
+            connection.close()
             return
         }
         if let version = connection.request.protocolVersion, version != WireProtocol.version {
-            await refuse(connection, "Unsupported protocol version \(version); this server speaks version 5")
+            refuse(connection, "Unsupported protocol version \(version); this server speaks version 5")
             return
         }
         let name = namespaceName(for: connection.request)
         guard Self.isValidNamespaceName(name) else {
-            await refuse(connection, "Invalid namespace name \"\(name)\"")
+            refuse(connection, "Invalid namespace name \"\(name)\"")
             return
         }
         let namespace: ServerNamespace
         do {
             namespace = try self.namespace(named: name)
         } catch {
-            await refuse(connection, "Namespace \"\(name)\" is unavailable: \(error)")
+            refuse(connection, "Namespace \"\(name)\" is unavailable: \(error)")
             return
         }
         if let previous = connection.request.lastSessionID, let stale = handlers[ServerSessionID(previous)] {
@@ -168,10 +168,10 @@ public actor CanopyServer {
     }
 
     /// Sends a shutdown message (a permanent refusal) and closes the connection.
-    private func refuse(_ connection: any ServerConnection, _ reason: String) async {
+    private func refuse(_ connection: any ServerConnection, _ reason: String) {
         configuration.log?("refused a connection from \(connection.request.remoteAddress ?? "unknown"): \(reason)")
-        for frame in FrameSplitter().frames(for: .control(.shutdown(reason: reason))) { await connection.send(frame) }
-        await connection.close()
+        connection.send(frames: FrameSplitter().frames(for: .control(.shutdown(reason: reason))))
+        connection.close()
     }
 
     /// The number of connections being served.

@@ -6,7 +6,7 @@ import CanopyWire
 struct NamespaceSession: Sendable {
     /// The connection's identity.
     let id: ServerSessionID
-    /// Queues a push on the connection's outbound stream, in call order, without waiting.
+    /// Queues a push on the connection's outbound queue, in call order, without waiting.
     let sink: @Sendable (ServerPush) -> Void
     /// The connection's listens, in registration order (the fan-out order).
     var listens: [ServerListen] = []

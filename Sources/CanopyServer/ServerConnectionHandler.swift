@@ -11,10 +11,10 @@ import CanopyWire
 ///   the pushes a request causes before its response is queued), and answers each exactly
 ///   once; `auth`/`gauth`/`unauth` change the connection's ``ConnectionAuth`` before the next
 ///   request runs;
-/// - sends everything — hello, pushes, responses, pongs — through one ordered outbound queue,
-///   split into frames of at most 16384 characters, each message handed to the transport whole
-///   (`send(frames:)`), so a transport that bounds what it queues for a slow client accepts or
-///   refuses a message, never part of one;
+/// - sends everything — hello, pushes, responses, pings — through the connection's one ordered
+///   outbound queue, split into frames of at most 16384 characters, each message handed to the
+///   transport whole (`send(frames:)`), so a transport that bounds what it queues for a slow
+///   client accepts or refuses a message, never part of one;
 /// - on a frame that cannot be answered (not JSON, no request number, a bad chunk count) it
 ///   sends a control error message naming the problem and closes the connection; a request
 ///   whose number is readable is answered with an error status instead, and the connection
@@ -23,14 +23,10 @@ import CanopyWire
 ///   timeout;
 /// - when the connection ends for any reason, the namespace runs its onDisconnect
 ///   operations.
+///
+/// The handler runs on its namespace's executor: a request passes from the connection to the
+/// namespace, and the pushes it causes to every connection's queue, without a thread hop.
 public actor ServerConnectionHandler {
-    /// One item of the ordered outbound queue.
-    private enum Outbound: Sendable {
-        case frames([String])
-        case ping
-        case close
-    }
-
     /// The connection's session id (the hello's `s`).
     public nonisolated let session: ServerSessionID
     private let connection: any ServerConnection
@@ -40,9 +36,12 @@ public actor ServerConnectionHandler {
     private var machine: ServerConnectionStateMachine
     private var auth = ConnectionAuth.unauthenticated
     private var timers: [ServerConnectionTimer: Task<Void, Never>] = [:]
-    private let outbound: AsyncStream<Outbound>.Continuation
-    private let outboundStream: AsyncStream<Outbound>
     private var ended = false
+
+    /// The namespace's executor, shared so that calls between them need no hop.
+    public nonisolated var unownedExecutor: UnownedSerialExecutor {
+        namespace.unownedExecutor
+    }
 
     /// Creates a handler for `connection`, serving `namespace`.
     ///
@@ -65,24 +64,10 @@ public actor ServerConnectionHandler {
         self.clock = clock
         self.log = log
         self.machine = ServerConnectionStateMachine(configuration: configuration)
-        (outboundStream, outbound) = AsyncStream.makeStream(of: Outbound.self)
     }
 
-    /// Serves the connection until it ends, then runs its onDisconnect operations. Returns
-    /// once everything queued has been handed to the transport.
+    /// Serves the connection until it ends, then runs its onDisconnect operations.
     public func run() async {
-        let writer = Task { [connection, outboundStream] in
-            for await item in outboundStream {
-                switch item {
-                case .frames(let frames):
-                    await connection.send(frames: frames)
-                case .ping:
-                    await connection.sendPing()
-                case .close:
-                    await connection.close()
-                }
-            }
-        }
         let request = connection.request
         log?(
             "session \(session): connected to namespace \(namespace.name) from \(request.remoteAddress ?? "unknown")")
@@ -90,8 +75,8 @@ public actor ServerConnectionHandler {
         await perform(machine.connectionOpened(hello: hello, at: .now))
         let splitter = FrameSplitter(
             maxFrameSize: machine.configuration.maxFrameSize, maxFrameCount: machine.configuration.maxFrameCount)
-        await namespace.open(session: session) { [outbound] push in
-            outbound.yield(.frames(splitter.frames(for: .push(push))))
+        await namespace.open(session: session) { [connection] push in
+            connection.send(frames: splitter.frames(for: .push(push)))
         }
         for await event in connection.events {
             switch event {
@@ -105,8 +90,6 @@ public actor ServerConnectionHandler {
             if ended { break }
         }
         if !ended { await perform(machine.transportClosed(.closedByPeer, at: .now)) }
-        outbound.finish()
-        await writer.value
     }
 
     /// Closes the connection from the server side (its onDisconnect operations run).
@@ -123,7 +106,7 @@ public actor ServerConnectionHandler {
         for action in actions {
             switch action {
             case .sendFrames(let frames):
-                outbound.yield(.frames(frames))
+                connection.send(frames: frames)
             case .deliverRequest(let number, let request):
                 let response = await answer(request)
                 if response.status == .failure {
@@ -137,7 +120,7 @@ public actor ServerConnectionHandler {
                 await perform(machine.send(.control(.error(message: "Closing the connection: \(error)")), at: .now))
                 await perform(machine.close(at: .now))
             case .sendTransportPing:
-                outbound.yield(.ping)
+                connection.sendPing()
             case .scheduleTimer(let timer, let deadline):
                 timers[timer]?.cancel()
                 timers[timer] = Task { [weak self] in
@@ -154,7 +137,7 @@ public actor ServerConnectionHandler {
                 await namespace.close(session: session)
             }
         }
-        if closeRequested { outbound.yield(.close) }
+        if closeRequested { connection.close() }
     }
 
     private func timerFired(_ timer: ServerConnectionTimer) async {

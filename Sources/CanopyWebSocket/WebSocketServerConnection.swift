@@ -38,30 +38,24 @@ public final class WebSocketServerConnection: ServerConnection {
     /// is disconnected.
     public var queuedBytes: Int { session.queuedBytes }
 
-    /// Sends one text frame; ignored once closed.
-    public func send(_ frame: String) async {
+    /// Queues one text frame; ignored once closed.
+    public func send(_ frame: String) {
         try? session.send(frame)
     }
 
-    /// Sends the frames of one message; a client too slow to take it is disconnected (see
+    /// Queues the frames of one message; a client too slow to take it is disconnected (see
     /// ``WebSocketListenerConfiguration/maximumQueuedBytes``). Ignored once closed.
-    public func send(frames: [String]) async {
+    public func send(frames: [String]) {
         try? session.send(frames: frames)
     }
 
-    /// Queues one text frame without suspending; throws ``WebSocketError/connectionClosed``
-    /// once closing.
-    public func sendNow(_ frame: String) throws(WebSocketError) {
-        try session.send(frame)
-    }
-
     /// Sends an RFC 6455 ping; a `.pong` event follows while the client is alive.
-    public func sendPing() async {
+    public func sendPing() {
         try? session.sendPing()
     }
 
     /// Sends what is queued, then a normal close frame.
-    public func close() async {
+    public func close() {
         session.close()
     }
 

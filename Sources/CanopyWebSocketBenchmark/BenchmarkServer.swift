@@ -19,7 +19,7 @@ enum BenchmarkServer {
                 for await connection in echoListener.connections {
                     group.addTask {
                         for await event in connection.events {
-                            if case .frame(let frame) = event { await connection.send(frame) }
+                            if case .frame(let frame) = event { connection.send(frame) }
                         }
                     }
                 }

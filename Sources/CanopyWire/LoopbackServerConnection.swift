@@ -10,7 +10,7 @@ final class LoopbackServerConnection: ServerConnection {
         self.link = link
     }
 
-    func send(_ frame: String) async { link.deliver(frame, from: .server) }
-    func sendPing() async { link.ping() }
-    func close() async { link.close(from: .server) }
+    func send(_ frame: String) { link.deliver(frame, from: .server) }
+    func sendPing() { link.ping() }
+    func close() { link.close(from: .server) }
 }

@@ -4,27 +4,32 @@
 /// after which the stream finishes); ``send(_:)`` text frames; ``sendPing()`` to probe
 /// liveness; ``close()`` to end it (the client is notified). Connections are objects, so a
 /// server can key per-connection state by identity.
+///
+/// Sending never suspends: a frame is queued in the connection's own ordered outbound queue
+/// and written by the transport when it can, so a server can send from inside an actor
+/// without a hop, and frames queued from several places go out in the order queued.
 public protocol ServerConnection: AnyObject, Sendable {
     /// The upgrade request the client made.
     var request: ConnectionRequest { get }
     /// The connection's events; single consumer.
     var events: AsyncStream<ServerConnectionEvent> { get }
-    /// Sends one text frame; frames arrive in the order sent. Ignored once closed.
-    func send(_ frame: String) async
-    /// Sends the frames of one message, in order, as one unit: a transport that bounds what it
-    /// queues for a slow client accepts or refuses a message whole. Ignored once closed.
-    func send(frames: [String]) async
+    /// Queues one text frame for sending; frames arrive in the order queued. Ignored once
+    /// closed.
+    func send(_ frame: String)
+    /// Queues the frames of one message, in order, as one unit: a transport that bounds what
+    /// it queues for a slow client accepts or refuses a message whole. Ignored once closed.
+    func send(frames: [String])
     /// Sends a transport-level ping; a ``ServerConnectionEvent/pong`` follows while the peer
     /// is alive.
-    func sendPing() async
-    /// Closes the connection.
-    func close() async
+    func sendPing()
+    /// Closes the connection after the frames already queued.
+    func close()
 }
 
 extension ServerConnection {
     /// Sends each frame with ``send(_:)``.
-    public func send(frames: [String]) async {
-        for frame in frames { await send(frame) }
+    public func send(frames: [String]) {
+        for frame in frames { send(frame) }
     }
 }
 

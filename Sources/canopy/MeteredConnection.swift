@@ -33,22 +33,22 @@ final class MeteredConnection: ServerConnection {
         continuation.onTermination = { _ in forwarding.cancel() }
     }
 
-    func send(_ frame: String) async {
+    func send(_ frame: String) {
         metrics.update { $0.bytesSent += frame.utf8.count }
-        await connection.send(frame)
+        connection.send(frame)
     }
 
-    func send(frames: [String]) async {
+    func send(frames: [String]) {
         metrics.update { $0.bytesSent += frames.reduce(0) { $0 + $1.utf8.count } }
-        await connection.send(frames: frames)
+        connection.send(frames: frames)
     }
 
-    func sendPing() async {
-        await connection.sendPing()
+    func sendPing() {
+        connection.sendPing()
     }
 
-    func close() async {
-        await connection.close()
+    func close() {
+        connection.close()
     }
 }
 

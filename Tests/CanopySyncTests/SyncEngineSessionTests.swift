@@ -38,8 +38,8 @@ struct SyncEngineSessionTests {
         let old = try server.network.listen(on: "old")
         let redirecting = Task {
             for await connection in old.connections {
-                await connection.send(WireMessage.control(.reset(host: "server")).serialized())
-                await connection.close()
+                connection.send(WireMessage.control(.reset(host: "server")).serialized())
+                connection.close()
             }
         }
         let (engine, transports) = server.makeEngine(host: "old")

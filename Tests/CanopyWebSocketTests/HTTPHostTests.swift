@@ -169,7 +169,7 @@ final class PostCountingHandler: HTTPHandler {
         let (client, clientEvents, connection, _) = try await server.connect()
         let response = try await RawHTTPClient.send(port: server.listener.port, method: "DELETE", target: "/a.json")
         #expect(response.bodyText.contains("method=DELETE"))
-        await connection.send("after http")
+        connection.send("after http")
         #expect(try await clientEvents.next("frame after HTTP") == .frame("after http"))
         await client.close()
     }
@@ -241,7 +241,7 @@ final class PostCountingHandler: HTTPHandler {
         let response = try await RawHTTPClient.send(port: server.listener.port, method: "GET", target: "/x.json")
         #expect(response.status == 200)
         let (client, clientEvents, connection, _) = try await server.connect()
-        await connection.send("still serving")
+        connection.send("still serving")
         #expect(try await clientEvents.next("frame with 200 open streams") == .frame("still serving"))
         await client.close()
     }

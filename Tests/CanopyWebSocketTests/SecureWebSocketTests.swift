@@ -39,7 +39,7 @@ final class LogCollector: @unchecked Sendable {
         await client.send("over tls")
         #expect(try await serverEvents.next("frame over TLS") == .frame("over tls"))
         let large = String(repeating: "secure ", count: 20_000)
-        await connection.send(large)
+        connection.send(large)
         #expect(try await clientEvents.next("large frame over TLS") == .frame(large))
         await client.close()
         #expect(try await clientEvents.next("close over TLS") == .closed(.closedLocally))

@@ -47,14 +47,14 @@ struct LoopbackServer {
 
         await client.send("hello")
         #expect(try await serverEvents.next("small frame at server") == .frame("hello"))
-        await connection.send("héllo ✓")
+        connection.send("héllo ✓")
         #expect(try await clientEvents.next("small frame at client") == .frame("héllo ✓"))
 
         let large = String((0..<100_000).map { Character(UnicodeScalar(UInt8(97 + $0 % 26))) })
         await client.send(large)
         #expect(try await serverEvents.next("100 KB frame at server") == .frame(large))
         let largeUnicode = String(repeating: "ü€😀", count: 12_000)
-        await connection.send(largeUnicode)
+        connection.send(largeUnicode)
         #expect(try await clientEvents.next("100 KB frame at client") == .frame(largeUnicode))
         await client.close()
     }
@@ -65,7 +65,7 @@ struct LoopbackServer {
         let (client, clientEvents, connection, serverEvents) = try await server.connect()
         let count = 3000
         for index in 0..<count { try client.sendNow("c\(index)") }
-        for index in 0..<count { await connection.send("s\(index)") }
+        for index in 0..<count { connection.send("s\(index)") }
         for index in 0..<count {
             #expect(try await serverEvents.next("client message \(index)") == .frame("c\(index)"))
         }
@@ -90,8 +90,8 @@ struct LoopbackServer {
         let server = try await LoopbackServer.start()
         defer { Task { await server.listener.stop() } }
         let (client, clientEvents, connection, serverEvents) = try await server.connect()
-        await connection.send("bye")
-        await connection.close()
+        connection.send("bye")
+        connection.close()
         #expect(try await clientEvents.next("last frame") == .frame("bye"))
         #expect(try await clientEvents.next("client close") == .closed(.closedByPeer))
         #expect(try await serverEvents.next("server close") == .closed(.closedLocally))
@@ -108,7 +108,7 @@ struct LoopbackServer {
                 for await connection in listener.connections {
                     group.addTask {
                         for await event in connection.events {
-                            if case .frame(let text) = event { await connection.send("echo:" + text) }
+                            if case .frame(let text) = event { connection.send("echo:" + text) }
                         }
                     }
                 }
@@ -161,7 +161,7 @@ struct LoopbackServer {
         let server = try await LoopbackServer.start()
         defer { Task { await server.listener.stop() } }
         let (client, _, connection, serverEvents) = try await server.connect()
-        await connection.sendPing()
+        connection.sendPing()
         #expect(try await serverEvents.next("pong") == .pong)
         await client.close()
     }
@@ -207,7 +207,7 @@ struct LoopbackServer {
         }
         await client.send("still here")
         #expect(try await serverEvents.next("frame after close()") == .frame("still here"))
-        await connection.send("me too")
+        connection.send("me too")
         #expect(try await clientEvents.next("reply after close()") == .frame("me too"))
         await client.close()
         #expect(try await serverEvents.next("close") == .closed(.closedByPeer))

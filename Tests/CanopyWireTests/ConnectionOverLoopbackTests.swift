@@ -28,7 +28,7 @@ import Testing
         #expect(clientMachine.send(.request(number: 1, put), at: .now) == [])
 
         for case .sendFrames(let frames) in serverMachine.connectionOpened(hello: hello, at: .now) {
-            for frame in frames { await server.send(frame) }
+            for frame in frames { server.send(frame) }
         }
 
         // Client: read until the handshake completes, then send what it flushed.
@@ -66,7 +66,7 @@ import Testing
         let push = WireMessage.push(.data(path: "docs/big", data: big, tag: nil))
         for message in [push, .response(number: 1, .ok)] {
             for case .sendFrames(let frames) in serverMachine.send(message, at: .now) {
-                for frame in frames { await server.send(frame) }
+                for frame in frames { server.send(frame) }
             }
         }
 

@@ -28,13 +28,13 @@ import Testing
 
         for i in 0..<200 {
             await client.send("c\(i)")
-            await server.send("s\(i)")
+            server.send("s\(i)")
         }
         for i in 0..<200 {
             #expect(await serverEvents.next() == .frame("c\(i)"))
             #expect(await clientEvents.next() == .frame("s\(i)"))
         }
-        await server.sendPing()
+        server.sendPing()
         #expect(await serverEvents.next() == .pong)
         await listener.close()
     }
@@ -51,7 +51,7 @@ import Testing
         #expect(await clientEvents.next() == .closed(.closedLocally))
         #expect(await clientEvents.next() == nil)
         // Sends after close go nowhere and do not crash.
-        await server.send("late")
+        server.send("late")
         await client.send("late")
         await listener.close()
     }
@@ -60,7 +60,7 @@ import Testing
         let network = LoopbackNetwork()
         let listener = try network.listen(on: "db")
         var (_, clientEvents, server, serverEvents) = try await connect(network, listener, name: "db")
-        await server.close()
+        server.close()
         #expect(await clientEvents.next() == .closed(.closedByPeer))
         #expect(await clientEvents.next() == nil)
         #expect(await serverEvents.next() == .closed(.closedLocally))
