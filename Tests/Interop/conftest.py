@@ -19,7 +19,7 @@ import pytest
 from firebase_admin import credentials, db
 
 REPOSITORY = pathlib.Path(__file__).resolve().parents[2]
-READY_LINE = re.compile(r"canopy serve: listening on http://(?P<host>[^\s:/]+):(?P<port>\d+)")
+READY_LINE = re.compile(r"canopy serve: listening on (?P<scheme>https?)://(?P<host>[^\s:/]+):(?P<port>\d+)")
 START_TIMEOUT = 30.0
 STOP_TIMEOUT = 20.0
 
@@ -56,6 +56,7 @@ class CanopyProcess:
 
     def __init__(self, data_dir, extra_arguments=()):
         self.data_dir = pathlib.Path(data_dir)
+        self.scheme = None
         self.host = None
         self.port = None
         self.lines = []
@@ -84,6 +85,7 @@ class CanopyProcess:
             self.lines.append(line.rstrip("\n"))
             match = READY_LINE.search(line)
             if match and not self._ready.is_set():
+                self.scheme = match.group("scheme")
                 self.host = match.group("host")
                 self.port = int(match.group("port"))
                 self._ready.set()
