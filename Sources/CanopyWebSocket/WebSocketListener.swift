@@ -15,6 +15,10 @@ public final class WebSocketListener: ServerListener {
     public var configuration: WebSocketListenerConfiguration { core.configuration }
     private let core: WebSocketListenerCore
 
+    /// The listener's websocket connections and message bytes so far
+    /// (``WebSocketListenerConfiguration/trafficMeter``).
+    public var traffic: WebSocketTraffic { core.configuration.trafficMeter.reading }
+
     /// How many service passes the listener's thread has made (see ``LWSServiceLoop``).
     var servicePasses: Int { core.loop.servicePasses }
 

@@ -52,6 +52,8 @@ public struct WebSocketListenerConfiguration: Sendable {
     public var customHeaders: [String]
     /// Where library log lines go.
     public var logger: WebSocketLogger
+    /// Counts the listener's websocket connections and message bytes (for metrics).
+    public var trafficMeter: WebSocketTrafficMeter
 
     /// The non-standard headers official clients send (protocol.md §2.1, §11).
     public static let databaseHeaders = [
@@ -75,7 +77,8 @@ public struct WebSocketListenerConfiguration: Sendable {
         stalledWriteTimeout: Duration = .seconds(60),
         httpKeepAliveTimeout: Duration = .seconds(5),
         customHeaders: [String] = WebSocketListenerConfiguration.databaseHeaders,
-        logger: WebSocketLogger = .standardError
+        logger: WebSocketLogger = .standardError,
+        trafficMeter: WebSocketTrafficMeter = WebSocketTrafficMeter()
     ) {
         self.host = host
         self.port = port
@@ -88,5 +91,6 @@ public struct WebSocketListenerConfiguration: Sendable {
         self.httpKeepAliveTimeout = httpKeepAliveTimeout
         self.customHeaders = customHeaders
         self.logger = logger
+        self.trafficMeter = trafficMeter
     }
 }

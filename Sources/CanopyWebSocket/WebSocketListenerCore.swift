@@ -163,7 +163,7 @@ final class WebSocketListenerCore: LWSCallbackHandler, @unchecked Sendable {
             remoteAddress: LWSRequestHeaders.remoteAddress(wsi))
         let connection = WebSocketServerConnection(
             request: request, path: path, loop: loop, maximumMessageBytes: configuration.maximumMessageBytes,
-            limits: limits)
+            limits: limits, meter: configuration.trafficMeter)
         if let previous = exchanges.removeValue(forKey: wsi) { previous.connectionClosed() }
         sessions[wsi] = connection
         connection.session.attach(wsi)

@@ -12,22 +12,29 @@ public final class WebSocketServerConnection: ServerConnection {
     /// The connection's events; single consumer.
     public let events: AsyncStream<ServerConnectionEvent>
     let session: WebSocketSession
+    private let meter: WebSocketTrafficMeter
 
     init(
         request: ConnectionRequest, path: String, loop: LWSServiceLoop, maximumMessageBytes: Int,
-        limits: OutgoingLimits
+        limits: OutgoingLimits, meter: WebSocketTrafficMeter
     ) {
         self.request = request
         self.path = path
         let (events, continuation) = AsyncStream.makeStream(of: ServerConnectionEvent.self, bufferingPolicy: .unbounded)
         self.events = events
+        self.meter = meter
+        meter.connectionOpened()
         session = WebSocketSession(
             loop: loop, maximumMessageBytes: maximumMessageBytes, limits: limits,
             peer: "websocket from \(request.remoteAddress ?? "an unknown address") at \(path)",
             sink: WebSocketSessionSink(
-                message: { continuation.yield(.frame($0)) },
+                message: { text in
+                    meter.received(text)
+                    continuation.yield(.frame(text))
+                },
                 pong: { continuation.yield(.pong) },
                 closed: { reason in
+                    meter.connectionClosed()
                     continuation.yield(.closed(reason))
                     continuation.finish()
                 }))
@@ -40,13 +47,15 @@ public final class WebSocketServerConnection: ServerConnection {
 
     /// Queues one text frame; ignored once closed.
     public func send(_ frame: String) {
-        try? session.send(frame)
+        guard (try? session.send(frame)) != nil else { return }
+        meter.sent(frame)
     }
 
     /// Queues the frames of one message; a client too slow to take it is disconnected (see
     /// ``WebSocketListenerConfiguration/maximumQueuedBytes``). Ignored once closed.
     public func send(frames: [String]) {
-        try? session.send(frames: frames)
+        guard (try? session.send(frames: frames)) != nil else { return }
+        for frame in frames { meter.sent(frame) }
     }
 
     /// Sends an RFC 6455 ping; a `.pong` event follows while the client is alive.

@@ -14,6 +14,7 @@ struct MetricsReport: Sendable {
     /// The report now.
     func render() async -> String {
         let counters = metrics.counters
+        let webSockets = metrics.webSockets.reading
         var listens = 0
         for name in stores.names {
             if let namespace = try? await server.namespace(named: name) {
@@ -28,12 +29,12 @@ struct MetricsReport: Sendable {
         metric(
             "canopy_connections", "gauge", "Open connections: websockets and Server-Sent Events streams.",
             [
-                ("{kind=\"websocket\"}", "\(counters.openWebSockets)"),
+                ("{kind=\"websocket\"}", "\(webSockets.openConnections)"),
                 ("{kind=\"event_stream\"}", "\(counters.openEventStreams)"),
             ])
         metric(
             "canopy_connections_total", "counter", "Websocket connections and event streams opened.",
-            [("", "\(counters.connectionsOpened)")])
+            [("", "\(webSockets.connectionsOpened + counters.eventStreamsOpened)")])
         metric(
             "canopy_listens", "gauge", "Active listens (websocket listens and event streams).",
             [("", "\(listens)")])
@@ -46,10 +47,10 @@ struct MetricsReport: Sendable {
             [("", Self.decimal(metrics.writesPerSecond))])
         metric(
             "canopy_received_bytes_total", "counter", "Payload bytes received (websocket frames, HTTP bodies).",
-            [("", "\(counters.bytesReceived)")])
+            [("", "\(webSockets.bytesReceived + counters.httpBytesReceived)")])
         metric(
             "canopy_sent_bytes_total", "counter", "Payload bytes sent (websocket frames, HTTP bodies, events).",
-            [("", "\(counters.bytesSent)")])
+            [("", "\(webSockets.bytesSent + counters.httpBytesSent)")])
         metric(
             "canopy_http_requests_total", "counter", "HTTP requests answered (REST, health, metrics).",
             [("", "\(counters.httpRequests)")])

@@ -90,7 +90,8 @@ struct ServeCommand {
             report: MetricsReport(server: server, stores: stores, metrics: metrics), log: log)
         let listenerConfiguration = WebSocketListenerConfiguration(
             host: host, port: port, tls: tls, keepalive: .server,
-            logger: WebSocketLogger(minimumLevel: .error) { _, line in log("websocket: \(line)") })
+            logger: WebSocketLogger(minimumLevel: .error) { _, line in log("websocket: \(line)") },
+            trafficMeter: metrics.webSockets)
         let listener: WebSocketListener
         do {
             listener = try await WebSocketListener.start(configuration: listenerConfiguration, httpHandler: handler)
@@ -105,7 +106,7 @@ struct ServeCommand {
             }
             throw .failure("cannot listen on \(host):\(port): \(error)")
         }
-        let serving = Task { await server.serve(MeteredListener(listener, metrics: metrics)) }
+        let serving = Task { await server.serve(listener) }
         let scheme = tls == nil ? "http" : "https"
         let shownHost = host.contains(":") ? "[\(host)]" : host
         Console.output("canopy serve: listening on \(scheme)://\(shownHost):\(listener.port)")

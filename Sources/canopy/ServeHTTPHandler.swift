@@ -18,7 +18,7 @@ struct ServeHTTPHandler: HTTPHandler {
     func respond(to request: HTTPRequest) async -> HTTPResponse {
         metrics.update {
             $0.httpRequests += 1
-            $0.bytesReceived += request.body.count
+            $0.httpBytesReceived += request.body.count
         }
         let response: HTTPResponse
         switch request.path {
@@ -31,7 +31,7 @@ struct ServeHTTPHandler: HTTPHandler {
         }
         if case .complete(let status, _, let body) = response {
             metrics.update {
-                $0.bytesSent += body.count
+                $0.httpBytesSent += body.count
                 if status >= 400 { $0.httpErrors += 1 }
             }
             if status >= 400 {
@@ -67,14 +67,14 @@ struct ServeHTTPHandler: HTTPHandler {
         let peer = "\(request.remoteAddress) event stream at \(request.path)"
         metrics.update {
             $0.openEventStreams += 1
-            $0.connectionsOpened += 1
+            $0.eventStreamsOpened += 1
         }
         log("\(peer): opened")
         return AsyncStream { continuation in
             let relaying = Task {
                 for await event in stream.events {
                     let bytes = event.bytes
-                    metrics.update { $0.bytesSent += bytes.count }
+                    metrics.update { $0.httpBytesSent += bytes.count }
                     continuation.yield(bytes)
                 }
                 continuation.finish()

@@ -1,24 +1,23 @@
+import CanopyWebSocket
 import Foundation
 import Synchronization
 
 /// The counters `canopy serve` keeps for `/metrics`: connections, writes, bytes in and out,
-/// HTTP requests and errors. Thread-safe; updated from the listener's tasks, the REST adapter
-/// and the stores.
+/// HTTP requests and errors. Thread-safe; updated by the listener (``webSockets``), the REST
+/// adapter and the stores.
 final class ServerMetrics: Sendable {
     /// A copy of the counters at one moment.
     struct Counters: Sendable {
-        /// Websocket connections open now.
-        var openWebSockets = 0
         /// Server-Sent Events streams open now.
         var openEventStreams = 0
-        /// Websocket connections and event streams ever opened.
-        var connectionsOpened = 0
+        /// Event streams ever opened.
+        var eventStreamsOpened = 0
         /// Writes committed to a store (sets, updates, onDisconnect operations, REST writes).
         var writes = 0
-        /// Payload bytes received: websocket frames and HTTP request bodies.
-        var bytesReceived = 0
-        /// Payload bytes sent: websocket frames, HTTP response bodies and stream events.
-        var bytesSent = 0
+        /// HTTP request body bytes received.
+        var httpBytesReceived = 0
+        /// HTTP response body and stream event bytes sent.
+        var httpBytesSent = 0
         /// HTTP requests answered.
         var httpRequests = 0
         /// HTTP requests answered with a 4xx or 5xx status.
@@ -35,6 +34,8 @@ final class ServerMetrics: Sendable {
         var recentWrites = [(second: Int64, count: Int)](repeating: (-1, 0), count: ServerMetrics.rateWindow)
     }
 
+    /// The websocket connections and message bytes, counted by the listener.
+    let webSockets = WebSocketTrafficMeter()
     private let state = Mutex(State())
     private let started: ContinuousClock.Instant
     private let clock: @Sendable () -> Int64
