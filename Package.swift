@@ -57,7 +57,8 @@ let package = Package(
         .plugin(
             name: "CanopyEmulator",
             capability: .command(
-                intent: .custom(verb: "canopy-serve", description: "Run a local Canopy server configured by canopy.json"),
+                intent: .custom(
+                    verb: "canopy-serve", description: "Run a local Canopy server configured by canopy.json"),
                 permissions: [
                     .allowNetworkConnections(
                         scope: .local(ports: []), reason: "The Canopy server listens on a local port"),
@@ -78,11 +79,16 @@ let package = Package(
         ),
         .executableTarget(
             name: "CanopySyncBenchmark",
-            dependencies: ["CanopyBenchmarkSupport", "CanopySync", "CanopyServer", "CanopyStorage", "CanopyWire", "CanopyTree"]
+            dependencies: [
+                "CanopyBenchmarkSupport", "CanopySync", "CanopyServer", "CanopyStorage", "CanopyWire", "CanopyTree",
+            ]
         ),
         .executableTarget(
             name: "CanopyWebSocketBenchmark",
-            dependencies: ["CanopyBenchmarkSupport", "CanopyWebSocket", "CanopyServer", "CanopyStorage", "CanopyWire"]
+            dependencies: [
+                "CanopyBenchmarkSupport", "CanopyWebSocket", "CanopyServer", "CanopyStorage", "CanopyWire",
+                "CWebSockets",
+            ]
         ),
 
         // Shared by the test targets (they cannot import each other).
@@ -91,17 +97,22 @@ let package = Package(
         .testTarget(
             name: "CanopyStorageTests", dependencies: ["CanopyStorage", "canopy-storage-crasher", "CanopyTestSupport"]),
         .testTarget(name: "CanopyWireTests", dependencies: ["CanopyWire"]),
-        .testTarget(name: "CanopyWebSocketTests", dependencies: ["CanopyWebSocket", "CanopyServer", "CanopyStorage", "CanopyTestSupport"]),
+        .testTarget(
+            name: "CanopyWebSocketTests",
+            dependencies: ["CanopyWebSocket", "CanopyServer", "CanopyStorage", "CanopyTestSupport"]),
         .testTarget(name: "CanopySyncTests", dependencies: ["CanopySync", "CanopyServer"]),
         .testTarget(
-            name: "CanopyServerTests", dependencies: ["CanopyServer", "CanopySync", "CanopyWebSocket", "CanopyTestSupport"]),
+            name: "CanopyServerTests",
+            dependencies: ["CanopyServer", "CanopySync", "CanopyWebSocket", "CanopyTestSupport"]),
         // The sample-app scenarios, shared by the loopback and the end-to-end tests.
         .target(name: "CanopyScenarios", dependencies: ["Canopy"], path: "Tests/CanopyScenarios"),
         .testTarget(name: "CanopyTests", dependencies: ["Canopy", "CanopyServer", "CanopyScenarios"]),
         .testTarget(name: "CanopyCLITests", dependencies: ["canopy", "CanopyTree", "CanopyTestSupport"]),
         .testTarget(
             name: "CanopyEndToEndTests",
-            dependencies: ["Canopy", "CanopyScenarios", "CanopyWebSocket", "CanopyTestSupport", "canopy", "canopy-test-client"]
+            dependencies: [
+                "Canopy", "CanopyScenarios", "CanopyWebSocket", "CanopyTestSupport", "canopy", "canopy-test-client",
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

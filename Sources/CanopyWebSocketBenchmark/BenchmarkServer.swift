@@ -5,8 +5,10 @@ import CanopyWire
 import Foundation
 
 /// The server side of the benchmark, run in a child process so its memory can be read
-/// alone: a CanopyServer on one websocket listener and an echo service on another, both on
-/// 127.0.0.1. Prints `ports <canopy> <echo>` and serves until its standard input closes.
+/// alone, all on 127.0.0.1: a CanopyServer on one websocket listener, an echo service on
+/// another (the same stack: listener, connection events, a task sending back), and the raw
+/// libwebsockets echo (``RawEchoServer``). Prints `ports <canopy> <echo> <raw echo>` and
+/// serves until its standard input closes.
 enum BenchmarkServer {
     static func run() async throws {
         FileDescriptorLimit.raise()
@@ -25,7 +27,12 @@ enum BenchmarkServer {
                 }
             }
         }
-        FileHandle.standardOutput.write(Data("ports \(canopyListener.port) \(echoListener.port)\n".utf8))
+        guard let rawEchoPort = RawEchoServer.start() else {
+            FileHandle.standardOutput.write(Data("FAIL: the raw libwebsockets echo did not start\n".utf8))
+            return
+        }
+        FileHandle.standardOutput.write(
+            Data("ports \(canopyListener.port) \(echoListener.port) \(rawEchoPort)\n".utf8))
         // Serve until the parent closes our standard input (or exits).
         await Task.detached {
             while readLine() != nil {}
