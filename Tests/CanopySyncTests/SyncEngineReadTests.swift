@@ -117,8 +117,10 @@ struct SyncEngineReadTests {
         // A gap (not a wait for an event): the drop comes well into the first wait, which
         // must no longer be able to fail the get.
         try await Task.sleep(for: .seconds(1))
-        await engine.goOffline()
+        // Taken before the drop: the new wait starts inside goOffline(), so this instant is
+        // never later than its start, however slowly the call returns under load.
         let dropped = ContinuousClock.now
+        await engine.goOffline()
         #expect(await answers.wait(forCount: 1), "the get hung")
         let waited = ContinuousClock.now - dropped
         #expect(waited >= wait - .milliseconds(50), "failed \(waited) after the drop; the wait is \(wait)")
