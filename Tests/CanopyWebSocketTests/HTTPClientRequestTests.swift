@@ -176,8 +176,7 @@ private struct Outcome {
         defer { certificate.remove() }
         let server = try await LoopbackServer.start(
             httpHandler: ClientTestHandler(),
-            tls: WebSocketServerTLS(
-                certificateFile: certificate.certificateFile, privateKeyFile: certificate.privateKeyFile))
+            tls: certificate.serverTLS)
         defer { Task { await server.listener.stop() } }
         let port = server.listener.port
 
@@ -216,13 +215,11 @@ private struct Outcome {
         defer { certificate.remove() }
         let server = try await LoopbackServer.start(
             httpHandler: ClientTestHandler(),
-            tls: WebSocketServerTLS(
-                certificateFile: certificate.certificateFile, privateKeyFile: certificate.privateKeyFile))
+            tls: certificate.serverTLS)
         defer { Task { await server.listener.stop() } }
         let port = server.listener.port
         let trusted = WebSocketTLSOptions(customCAFile: certificate.certificateFile)
-        let tls = WebSocketServerTLS(
-            certificateFile: certificate.certificateFile, privateKeyFile: certificate.privateKeyFile)
+        let tls = certificate.serverTLS
         let failures = try await withDeadline("concurrent TLS connections", seconds: 90) {
             try await withThrowingTaskGroup(of: [String].self) { group in
                 // TLS contexts come and go (listeners) while handshakes run on others.

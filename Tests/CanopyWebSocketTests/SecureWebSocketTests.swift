@@ -26,8 +26,7 @@ final class LogCollector: @unchecked Sendable {
         let certificate = try SelfSignedCertificate.make(openssl: openssl)
         defer { certificate.remove() }
         let server = try await LoopbackServer.start(
-            tls: WebSocketServerTLS(
-                certificateFile: certificate.certificateFile, privateKeyFile: certificate.privateKeyFile))
+            tls: certificate.serverTLS)
         defer { Task { await server.listener.stop() } }
         var target = server.target
         target.isSecure = true
